@@ -1,0 +1,1 @@
+//! python binding (in progress).

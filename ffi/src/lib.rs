@@ -1,0 +1,1 @@
+//! C ABI for leasekit (in progress).
