@@ -1,0 +1,44 @@
+# leasekit: one Rust core, thin bindings, one conformance suite.
+#   make run          build the CLI and run the main job on examples/
+#   make test         install what is needed and run every test of every language
+#   make conformance  run the shared vectors in every language present
+#   make bench        benchmarks (writes docs/performance.md)
+# LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
+
+SHELL := /bin/bash
+LANGS := rust c python node jvm
+
+.PHONY: run test conformance bench fmt lint $(addprefix conformance-,$(LANGS))
+
+run:
+	bash scripts/run.sh
+
+test:
+	bash scripts/test-all.sh
+
+conformance: $(addprefix conformance-,$(LANGS))
+
+conformance-rust:
+	cargo test -p leasekit --test conformance -- --nocapture
+
+conformance-c:
+	bash scripts/conformance-c.sh
+
+conformance-python:
+	bash scripts/conformance-python.sh
+
+conformance-node:
+	bash scripts/conformance-node.sh
+
+conformance-jvm:
+	bash scripts/conformance-jvm.sh
+
+bench:
+	bash scripts/bench.sh
+
+fmt:
+	cargo fmt --all
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Rust: fmt check, clippy, and every cargo test of the default workspace members.
+set -u
+cd "$(dirname "$0")/.."
+status=0
+cargo fmt --all -- --check || { echo "cargo fmt: differences found"; status=1; }
+cargo clippy --workspace --all-targets -q -- -D warnings || status=1
+out=$(mktemp)
+cargo test --workspace 2>&1 | tee "$out"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+pass=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) s += $i } END { print s + 0 }' "$out")
+fail=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$out")
+pass=${pass:-0}; fail=${fail:-0}
+[ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
+echo "rust: $pass passed, $fail failed"
+exit $status
