@@ -1,0 +1,231 @@
+//! The parsed Agentfile: directives in file order with positions, blocks and credentials.
+//!
+//! Nothing in these types ever holds a credential value: a `CRED` keeps its name and its
+//! source *reference* only, and a token that looks like a literal secret is replaced by
+//! [`REDACTED`] before it is stored.
+
+use serde::Serialize;
+
+use super::diagnostics::{Diagnostic, Severity};
+use super::directives::{DirectiveInfo, directive_info};
+
+/// What a redacted token is replaced with.
+pub const REDACTED: &str = "<redacted>";
+
+/// A byte range `[start, end)` in the source text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+/// A verbatim `POLICY` or `SOP` block body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Block {
+    /// The body, byte-exact (line endings included), between the opening line and `END`.
+    pub body: String,
+    /// Where the body lies in the source.
+    pub body_span: Span,
+    /// 1-based line of the closing `END`.
+    pub end_line: usize,
+}
+
+/// One directive, in file order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Directive {
+    /// The directive name as written (upper case, or `X-...` for extensions).
+    pub name: String,
+    /// Whitespace-separated arguments (a `CRED`'s non-reference tokens are redacted).
+    pub args: Vec<String>,
+    /// The argument text after the name, inline comment removed (redacted like `args` for `CRED`).
+    pub text: String,
+    /// 1-based line of the directive name.
+    pub line: usize,
+    /// 1-based column (in characters) of the directive name.
+    pub column: usize,
+    /// From the name to the end of the line (to the end of the `END` line for blocks).
+    pub span: Span,
+    /// The block body for `POLICY` and block-form `SOP`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<Block>,
+}
+
+impl Directive {
+    /// Static facts about this directive (`None` for `X-` extensions).
+    pub fn info(&self) -> Option<&'static DirectiveInfo> {
+        directive_info(&self.name)
+    }
+
+    /// True for placement directives (BIND SLICE IMAGE ISOLATION BROKER BACKEND PLUGIN).
+    pub fn is_placement(&self) -> bool {
+        self.info().is_some_and(DirectiveInfo::is_placement)
+    }
+
+    /// The first argument, if any.
+    pub fn arg(&self, i: usize) -> Option<&str> {
+        self.args.get(i).map(String::as_str)
+    }
+
+    /// For `SOP`: true when this is the single-line reference form.
+    pub fn is_sop_reference(&self) -> bool {
+        self.name == "SOP" && self.block.is_none() && self.args.len() == 1
+    }
+}
+
+/// Where a runner injects a credential on an allowed request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Inject {
+    /// In a request header (the default).
+    Header,
+    /// In the query string.
+    Query,
+}
+
+/// A credential reference: its name, source reference and allowed hosts. Never a value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cred {
+    /// Logical secret name.
+    pub name: String,
+    /// Source reference: `env:NAME`, `vault://path#key` or `keyring:NAME`.
+    pub source: String,
+    /// Allowed destination host patterns (without the `host:` prefix).
+    pub hosts: Vec<String>,
+    /// Injection point.
+    pub inject: Inject,
+    /// 1-based line of the `CRED` directive.
+    pub line: usize,
+}
+
+/// `AUDIT` levels, ordered: off < basic < all < compliance (the order is an assumption the
+/// spec does not state; it decides what "lowering" audit means for inheritance).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditLevel {
+    /// No package-level audit requirement.
+    Off,
+    /// Invocation and lifecycle audit.
+    Basic,
+    /// Tool/function/policy/credential/rate-limit audit.
+    All,
+    /// Structured, exportable audit.
+    Compliance,
+}
+
+impl AuditLevel {
+    /// Parses `off`, `basic`, `all` or `compliance`.
+    pub fn parse(s: &str) -> Option<AuditLevel> {
+        match s {
+            "off" => Some(AuditLevel::Off),
+            "basic" => Some(AuditLevel::Basic),
+            "all" => Some(AuditLevel::All),
+            "compliance" => Some(AuditLevel::Compliance),
+            _ => None,
+        }
+    }
+
+    /// The keyword.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditLevel::Off => "off",
+            AuditLevel::Basic => "basic",
+            AuditLevel::All => "all",
+            AuditLevel::Compliance => "compliance",
+        }
+    }
+}
+
+/// The `# syntax=` marker comment, when present before the first directive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyntaxMarker {
+    /// The value after `syntax=`.
+    pub value: String,
+    /// 1-based line.
+    pub line: usize,
+}
+
+/// A parsed Agentfile. Build one with [`super::parse_agentfile`]; it never fails, problems
+/// are in [`Agentfile::diagnostics`].
+#[derive(Debug, Clone, Serialize)]
+pub struct Agentfile {
+    pub(crate) syntax: Option<SyntaxMarker>,
+    pub(crate) directives: Vec<Directive>,
+    pub(crate) creds: Vec<Cred>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) compat: bool,
+    pub(crate) source_sha256: String,
+    pub(crate) newer_grammar: bool,
+}
+
+impl Agentfile {
+    /// Parse diagnostics, sorted by position (lint adds more, see [`super::lint`]).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// True when any parse diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+
+    /// Every directive, in file order.
+    pub fn directives(&self) -> &[Directive] {
+        &self.directives
+    }
+
+    /// The directives with a given name, in file order.
+    pub fn directives_named<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a Directive> + 'a {
+        self.directives.iter().filter(move |d| d.name == name)
+    }
+
+    /// The well-formed credential references (name, source, hosts; never a value).
+    pub fn creds(&self) -> &[Cred] {
+        &self.creds
+    }
+
+    /// The `# syntax=` marker, if any.
+    pub fn syntax_marker(&self) -> Option<&SyntaxMarker> {
+        self.syntax.as_ref()
+    }
+
+    /// The `AGENT` identity, if declared.
+    pub fn agent(&self) -> Option<&str> {
+        self.directives_named("AGENT").next().and_then(|d| d.arg(0))
+    }
+
+    /// The declared `AUDIT` level (`None` when absent or invalid).
+    pub fn audit(&self) -> Option<AuditLevel> {
+        self.directives_named("AUDIT")
+            .next()
+            .and_then(|d| d.arg(0))
+            .and_then(AuditLevel::parse)
+    }
+
+    /// The `POLICY` directives that have a captured block.
+    pub fn policy_blocks(&self) -> impl Iterator<Item = &Directive> {
+        self.directives_named("POLICY")
+            .filter(|d| d.block.is_some())
+    }
+
+    /// True when the file was parsed in compat mode.
+    pub fn is_compat(&self) -> bool {
+        self.compat
+    }
+
+    /// True when the file looks like the later Dockerfile-shaped grammar (draft.5+/v1).
+    pub fn is_newer_grammar(&self) -> bool {
+        self.newer_grammar
+    }
+
+    /// `sha256:<hex>` of the exact source bytes (the lockfile's `agentfile_hash`).
+    pub fn source_digest(&self) -> &str {
+        &self.source_sha256
+    }
+}
