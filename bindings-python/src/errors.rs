@@ -1,0 +1,91 @@
+//! Error mapping: every core `leasekit::Error` becomes the `leasekit.LeaseError` subclass for its
+//! code (classes live in `python/leasekit/_errors.py`), and every Rust panic is caught at the
+//! boundary and reported as `INTERNAL_ERROR`.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use leasekit::{Error, ErrorCode};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+
+use crate::convert::json_map_to_py;
+
+/// The Python factory `leasekit._errors._from_native(code, message, retryable, details)`.
+static FROM_NATIVE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// Converts a core error into the matching Python exception.
+pub fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
+    match build(py, &err) {
+        Ok(e) => e,
+        // The exception module itself failed (should never happen): keep the code in the text.
+        Err(e) => e,
+    }
+}
+
+fn build(py: Python<'_>, err: &Error) -> PyResult<PyErr> {
+    let factory = FROM_NATIVE.get_or_try_init(py, || {
+        Ok::<_, PyErr>(
+            py.import("leasekit._errors")?
+                .getattr("_from_native")?
+                .unbind(),
+        )
+    })?;
+    let details = json_map_to_py(py, err.details())?;
+    let exc =
+        factory
+            .bind(py)
+            .call1((err.code().as_str(), err.message(), err.retryable(), details))?;
+    Ok(PyErr::from_value(exc))
+}
+
+/// Shorthand for an `INVALID_REQUEST` core error.
+pub fn invalid(message: impl Into<String>) -> Error {
+    Error::new(ErrorCode::InvalidRequest, message)
+}
+
+/// Runs `f` with the GIL released, catching panics; core errors become Python exceptions.
+pub fn detached<T, F>(py: Python<'_>, f: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> leasekit::Result<T> + Send,
+{
+    let out = py.detach(|| catch_unwind(AssertUnwindSafe(f)));
+    finish(py, out)
+}
+
+/// Runs `f` while attached to Python (it may touch Python objects), catching panics.
+pub fn attached<T, F>(py: Python<'_>, f: F) -> PyResult<T>
+where
+    F: FnOnce() -> leasekit::Result<T>,
+{
+    finish(py, catch_unwind(AssertUnwindSafe(f)))
+}
+
+fn finish<T>(py: Python<'_>, out: std::thread::Result<leasekit::Result<T>>) -> PyResult<T> {
+    match out {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(to_py_err(py, e)),
+        Err(payload) => Err(to_py_err(py, Error::internal_from_panic(payload.as_ref()))),
+    }
+}
+
+/// Extension trait: `core_result.py(py)?` maps a core error to its Python exception.
+pub trait IntoPyResult<T> {
+    /// Maps the core error (if any) to the matching `LeaseError` subclass.
+    fn py(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> IntoPyResult<T> for leasekit::Result<T> {
+    fn py(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| to_py_err(py, e))
+    }
+}
+
+/// `[(code, retryable), ...]` for every code core knows, in core's order.
+#[pyfunction]
+pub fn error_codes() -> Vec<(&'static str, bool)> {
+    ErrorCode::ALL
+        .iter()
+        .map(|c| (c.as_str(), c.retryable()))
+        .collect()
+}

@@ -1,0 +1,154 @@
+//! `leasekit.LeaseGuard`: the thread-safe runtime gate. Every call releases the interpreter
+//! lock while core works, so many Python threads can share one guard.
+
+use leasekit::{GuardOptions, LeaseGuard};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::clock::clock_from_py;
+use crate::convert::{amount_from_py, amount_text, budget_to_py, timestamp_to_py};
+use crate::errors::{attached, detached};
+use crate::lease::{PyLease, constraints_from_py, lease_from_py};
+use crate::values::PyMetric;
+
+/// Enforces one lease: expiry, budget, capability and pattern checks, spend metrics and
+/// delegation. Safe to share between threads.
+#[pyclass(name = "LeaseGuard", module = "leasekit", frozen)]
+pub struct PyLeaseGuard {
+    inner: LeaseGuard,
+}
+
+#[pymethods]
+impl PyLeaseGuard {
+    /// LeaseGuard(lease, constraints=None, *, clock=None, grace_millis=0, allow_any_model=False).
+    /// `clock` is None (system time), a ManualClock, or a callable returning an aware datetime.
+    #[new]
+    #[pyo3(signature = (lease, constraints=None, *, clock=None, grace_millis=0, allow_any_model=false))]
+    fn new(
+        lease: &Bound<'_, PyAny>,
+        constraints: Option<&Bound<'_, PyAny>>,
+        clock: Option<&Bound<'_, PyAny>>,
+        grace_millis: u64,
+        allow_any_model: bool,
+    ) -> PyResult<Self> {
+        let lease_py = lease.py();
+        let lease = lease_from_py(lease)?;
+        let constraints = constraints_from_py(constraints)?;
+        let clock = clock_from_py(clock)?;
+        let opts = GuardOptions {
+            grace_millis,
+            allow_any_model,
+        };
+        let inner = attached(lease_py, || {
+            Ok(LeaseGuard::with_options(lease, constraints, clock, opts))
+        })?;
+        Ok(PyLeaseGuard { inner })
+    }
+
+    /// Authorize `capability` on `target`; returns the canonical target to operate on.
+    /// Raises LeaseExpired, BudgetExhausted, InvalidRequest or PermissionDenied.
+    fn authorize(&self, py: Python<'_>, capability: &str, target: &str) -> PyResult<String> {
+        detached(py, || self.inner.authorize(capability, target))
+    }
+
+    /// Authorize the use of model `model_id` (`model.use`); returns the model id.
+    fn authorize_model(&self, py: Python<'_>, model_id: &str) -> PyResult<String> {
+        detached(py, || self.inner.authorize_model(model_id))
+    }
+
+    /// Record a metric; `cost.*` metrics in a budgeted currency spend budget. `value` is a
+    /// Decimal, str or int. Returns the metrics to emit (e.g. `cost.budget.remaining`).
+    fn record_metric(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        value: &Bound<'_, PyAny>,
+        unit: &str,
+    ) -> PyResult<Vec<PyMetric>> {
+        let value = amount_text(value)?;
+        let ms = detached(py, || self.inner.record_metric(name, &value, unit))?;
+        PyMetric::list(py, &ms)
+    }
+
+    /// Atomically reserve `amount` of `currency`; raises BudgetExhausted (nothing changes)
+    /// when the counter would drop below zero. Returns the metrics to emit.
+    fn reserve(
+        &self,
+        py: Python<'_>,
+        currency: &str,
+        amount: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<PyMetric>> {
+        let amount = amount_from_py(amount)?;
+        let ms = detached(py, || self.inner.reserve(currency, amount))?;
+        PyMetric::list(py, &ms)
+    }
+
+    /// The remaining budget per currency, {currency: Decimal}.
+    fn remaining<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let m = detached(py, || Ok(self.inner.remaining()))?;
+        budget_to_py(py, &m)
+    }
+
+    /// Delegate a child lease (must be a subset: LeaseSubsetViolation otherwise). The child's
+    /// budget is reserved from this guard at once and returned by `close()` on the child.
+    #[pyo3(signature = (child, constraints=None))]
+    fn delegate(
+        &self,
+        py: Python<'_>,
+        child: &Bound<'_, PyAny>,
+        constraints: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyLeaseGuard> {
+        let child = lease_from_py(child)?;
+        let constraints = constraints_from_py(constraints)?;
+        let inner = detached(py, || self.inner.delegate(child, constraints))?;
+        Ok(PyLeaseGuard { inner })
+    }
+
+    /// Close the guard (a child returns its unspent budget to its parent); idempotent.
+    fn close(&self, py: Python<'_>) -> PyResult<Vec<PyMetric>> {
+        let ms = detached(py, || Ok(self.inner.close()))?;
+        PyMetric::list(py, &ms)
+    }
+
+    /// True once `close()` has been called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+
+    /// The guarded lease.
+    #[getter]
+    fn lease(&self) -> PyLease {
+        PyLease {
+            inner: self.inner.lease().clone(),
+        }
+    }
+
+    /// The effective (inherited) expiry as an aware UTC datetime, or None.
+    #[getter]
+    fn expires_at<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.inner
+            .expires_at()
+            .map(|t| timestamp_to_py(py, t))
+            .transpose()
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Closes the guard on leaving a `with` block.
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "LeaseGuard({}, closed={})",
+            self.inner.lease().to_json(),
+            self.inner.is_closed()
+        )
+    }
+}

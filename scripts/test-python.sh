@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Python: build the wheel with maturin through `pip install ./bindings-python` into a fresh
+# virtual environment under target/, then run every pytest test (unit tests, stub check,
+# example, conformance runner). Last line: "python: N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+root=$(pwd)
+export CARGO_TARGET_DIR="$root/target"   # share the workspace target dir (core compiled once)
+export PYTHONDONTWRITEBYTECODE=1
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+venv="$root/target/py-venv"
+status=0
+fail_summary() { echo "python: 0 passed, 1 failed"; exit 1; }
+
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv" || fail_summary
+"$venv/bin/pip" install -q pytest || fail_summary
+# --force-reinstall: a rerun must test the current sources, not an older build.
+"$venv/bin/pip" install --force-reinstall --no-deps ./bindings-python || fail_summary
+
+out=$(mktemp)
+(cd bindings-python && "$venv/bin/python" -m pytest -p no:cacheprovider -q tests) 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+# rc 5 = no tests collected: that is a failure, not a pass.
+[ "$rc" -ne 0 ] && status=1
+summary=$(grep -E '(passed|failed|errors?|no tests ran).* in [0-9.]+s' "$out" | tail -n 1)
+num() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
+pass=$(num passed); fail=$(num failed); errs=$(num 'errors?')
+fail=$((fail + errs))
+[ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
+rm -f "$out"
+echo "python: $pass passed, $fail failed"
+exit $status
