@@ -1,1 +1,16 @@
-//! node binding (in progress).
+//! Node.js binding for the `leasekit` ARCP lease core, built with napi-rs.
+//!
+//! Every exported function converts JavaScript values into core types, calls the core,
+//! and converts the result (or the core error) back. No lease logic lives here. The
+//! small JavaScript wrapper in `index.js` turns the thrown errors into the exported
+//! `LeaseError` subclasses.
+
+mod agentfile;
+mod boundary;
+mod budget;
+mod convert;
+mod errors;
+mod expiry;
+mod guard;
+mod lease;
+mod names;

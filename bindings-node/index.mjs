@@ -1,0 +1,56 @@
+// ES module entry point of `leasekit`: the same objects as the CommonJS entry (index.js).
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const leasekit = require('./index.js')
+
+export default leasekit
+export const {
+  // names, targets, patterns
+  isValidCapabilityName,
+  isReservedCapabilityName,
+  canonicalizeTarget,
+  validatePattern,
+  matchGlob,
+  // leases
+  validateLeaseShape,
+  normalizeLease,
+  leaseToJson,
+  isLeaseSubset,
+  assertLeaseSubset,
+  narrowLease,
+  narrowConstraints,
+  // budgets
+  parseBudgetAmount,
+  parseAmount,
+  sumBudgetEntries,
+  initialBudgetFromLease,
+  // expiry
+  parseExpiresAt,
+  validateLeaseConstraints,
+  // Agentfile
+  checkAgentfile,
+  // guard
+  LeaseGuard,
+  // errors
+  errorCodes,
+  // which native artifact the napi-rs loader loaded ('native')
+  __napiBindingTarget,
+  errorClasses,
+  LeaseError,
+  PermissionDeniedError,
+  LeaseSubsetViolationError,
+  LeaseExpiredError,
+  BudgetExhaustedError,
+  InvalidRequestError,
+  UnauthenticatedError,
+  JobNotFoundError,
+  DuplicateKeyError,
+  AgentNotAvailableError,
+  AgentVersionNotAvailableError,
+  CancelledError,
+  TimeoutError,
+  ResumeWindowExpiredError,
+  HeartbeatLostError,
+  InternalError,
+} = leasekit

@@ -1,0 +1,271 @@
+//! `LeaseGuard`: the runtime enforcement object (expiry, budgets, patterns, delegation).
+//!
+//! Time: without a `clock` option the guard uses the system clock. With one, the guard
+//! holds a core `ManualClock` and sets it from the JavaScript clock (called synchronously,
+//! on the JavaScript thread) right before each time-gated operation.
+
+use std::sync::Arc;
+
+use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp};
+use napi::Env;
+use napi::bindgen_prelude::{Either3, Function, FunctionRef, Object, Unknown};
+use napi_derive::napi;
+use serde_json::Value;
+
+use crate::boundary::{Result, run};
+use crate::convert::{
+    AmountInput, JsMetric, amount_from_js, bad_input, bigint_text, constraints_from_js,
+    decimal_map_to_js, lease_from_js, metrics_to_js, time_from_js,
+};
+use crate::expiry::is_nullish;
+
+/// A JavaScript clock function and the core clock it drives.
+struct JsClock {
+    manual: Arc<ManualClock>,
+    func: FunctionRef<(), Unknown<'static>>,
+}
+
+impl JsClock {
+    /// Reads the JavaScript clock and sets the core clock to its answer.
+    fn refresh(&self, env: &Env) -> leasekit::Result<()> {
+        let answer = self
+            .func
+            .borrow_back(env)
+            .and_then(|f| f.call(()))
+            .map_err(|e| {
+                Error::new(
+                    leasekit::ErrorCode::InternalError,
+                    format!("the clock function failed: {}", e.reason),
+                )
+            })?;
+        self.manual.set(time_from_js(&answer)?);
+        Ok(())
+    }
+}
+
+/// Enforces one lease at run time: `authorize` checks expiry, budget and patterns (in
+/// that order), spend metrics decrement the exact budget counters, `reserve`
+/// pre-authorizes spend, and `delegate` creates a child guard whose lease must be a
+/// subset and whose budget is reserved from this guard's counters.
+#[napi]
+pub struct LeaseGuard {
+    inner: leasekit::LeaseGuard,
+    clock: Option<Arc<JsClock>>,
+}
+
+/// Guard settings read from the `options` object.
+struct Settings {
+    clock: Option<Arc<JsClock>>,
+    options: GuardOptions,
+}
+
+/// Reads `{clock?, graceMillis?, allowAnyModel?}`; unknown keys are rejected.
+fn settings_from_js(options: Option<&Object>) -> leasekit::Result<Settings> {
+    let mut settings = Settings {
+        clock: None,
+        options: GuardOptions::default(),
+    };
+    let Some(options) = options else {
+        return Ok(settings);
+    };
+    for key in Object::keys(options).map_err(bad_input)? {
+        let field: Option<Unknown> = options.get(&key).map_err(bad_input)?;
+        let Some(field) = field.filter(|f| !is_nullish(f)) else {
+            continue;
+        };
+        match key.as_str() {
+            "clock" => {
+                let func: Function<(), Unknown<'static>> =
+                    unsafe { field.cast() }.map_err(bad_input)?;
+                let func = func.create_ref().map_err(bad_input)?;
+                settings.clock = Some(Arc::new(JsClock {
+                    manual: Arc::new(ManualClock::new(Timestamp::from_unix_nanos(0))),
+                    func,
+                }));
+            }
+            "graceMillis" => {
+                let millis: f64 = unsafe { field.cast() }.map_err(bad_input)?;
+                if !(millis.is_finite() && millis >= 0.0 && millis.fract() == 0.0) {
+                    return Err(Error::invalid(
+                        "graceMillis must be a non-negative integer number of milliseconds",
+                    ));
+                }
+                settings.options.grace_millis = millis as u64;
+            }
+            "allowAnyModel" => {
+                settings.options.allow_any_model = unsafe { field.cast() }.map_err(bad_input)?;
+            }
+            other => {
+                return Err(Error::invalid(format!(
+                    "unknown LeaseGuard option {other:?} (expected clock, graceMillis, allowAnyModel)"
+                )));
+            }
+        }
+    }
+    Ok(settings)
+}
+
+#[napi]
+impl LeaseGuard {
+    /// A guard for `lease` with optional `constraints` (`{expires_at}`) and options
+    /// (`clock`: a function returning a `Date`, RFC 3339 string or epoch milliseconds;
+    /// `graceMillis`; `allowAnyModel`). Throws `InvalidRequestError` for invalid input.
+    #[napi(
+        constructor,
+        ts_args_type = "lease: LeaseInput, constraints?: ConstraintsInput | undefined | null, options?: GuardOptions | undefined | null"
+    )]
+    pub fn new(
+        env: Env,
+        lease: Value,
+        constraints: Option<Unknown>,
+        options: Option<Object>,
+    ) -> Result<Self> {
+        run(|| {
+            let lease = lease_from_js(&lease)?;
+            let constraints = constraints_from_js(constraints.as_ref())?;
+            let settings = settings_from_js(options.as_ref())?;
+            let clock: Arc<dyn Clock> = match &settings.clock {
+                Some(js) => {
+                    js.refresh(&env)?;
+                    js.manual.clone()
+                }
+                None => Arc::new(SystemClock),
+            };
+            Ok(LeaseGuard {
+                inner: leasekit::LeaseGuard::with_options(
+                    lease,
+                    constraints,
+                    clock,
+                    settings.options,
+                ),
+                clock: settings.clock,
+            })
+        })
+    }
+
+    /// Sets the core clock from the JavaScript clock, if there is one.
+    fn tick(&self, env: &Env) -> leasekit::Result<()> {
+        match &self.clock {
+            Some(js) => js.refresh(env),
+            None => Ok(()),
+        }
+    }
+
+    /// Authorizes `target` for `capability` and returns the canonical target the
+    /// operation should use. Throws `LeaseExpiredError`, `BudgetExhaustedError`,
+    /// `InvalidRequestError` or `PermissionDeniedError`.
+    #[napi]
+    pub fn authorize(&self, env: Env, capability: String, target: String) -> Result<String> {
+        run(|| {
+            self.tick(&env)?;
+            self.inner.authorize(&capability, &target)
+        })
+    }
+
+    /// Authorizes the model `modelId` (`model.use`) and returns it.
+    #[napi]
+    pub fn authorize_model(&self, env: Env, model_id: String) -> Result<String> {
+        run(|| {
+            self.tick(&env)?;
+            self.inner.authorize_model(&model_id)
+        })
+    }
+
+    /// Records a metric; a spend metric (`cost.*` in a budgeted currency) decrements that
+    /// counter. Returns the `cost.budget.remaining` metrics this emitted.
+    #[napi(ts_args_type = "name: string, value: AmountInput, unit: string")]
+    pub fn record_metric(
+        &self,
+        env: Env,
+        name: String,
+        value: AmountInput,
+        unit: String,
+    ) -> Result<Vec<JsMetric>> {
+        run(|| {
+            self.tick(&env)?;
+            let emitted = match &value {
+                Either3::A(text) => self.inner.record_metric(&name, text, &unit)?,
+                Either3::B(number) => match leasekit::amount_from_f64(*number) {
+                    Ok(d) => self.inner.record_metric_decimal(&name, d, &unit)?,
+                    // Not an amount: hand the number's text to the core, which ignores
+                    // it for a non-spend metric and rejects it for a spend metric.
+                    Err(_) => self
+                        .inner
+                        .record_metric(&name, &number.to_string(), &unit)?,
+                },
+                Either3::C(big) => self.inner.record_metric(&name, &bigint_text(big)?, &unit)?,
+            };
+            Ok(metrics_to_js(emitted))
+        })
+    }
+
+    /// Pre-authorizes `amount` of `currency` (atomically; the counter never goes below
+    /// zero). Throws `BudgetExhaustedError`, or `InvalidRequestError` for an unbudgeted
+    /// currency. Returns the emitted `cost.budget.remaining` metrics.
+    #[napi(ts_args_type = "currency: string, amount: AmountInput")]
+    pub fn reserve(
+        &self,
+        env: Env,
+        currency: String,
+        amount: AmountInput,
+    ) -> Result<Vec<JsMetric>> {
+        run(|| {
+            self.tick(&env)?;
+            let amount = amount_from_js(&amount)?;
+            self.inner.reserve(&currency, amount).map(metrics_to_js)
+        })
+    }
+
+    /// The remaining budget per currency as exact decimal strings (may be negative after
+    /// overspend).
+    #[napi(ts_return_type = "Record<string, string>")]
+    pub fn remaining(&self) -> Result<Value> {
+        run(|| Ok(decimal_map_to_js(&self.inner.remaining())))
+    }
+
+    /// A child guard for `child` (which must be a subset of this guard's lease); the
+    /// child's budget is reserved from this guard at once and returned by `close()`.
+    /// The child shares this guard's clock.
+    #[napi(ts_args_type = "child: LeaseInput, constraints?: ConstraintsInput | undefined | null")]
+    pub fn delegate(
+        &self,
+        env: Env,
+        child: Value,
+        constraints: Option<Unknown>,
+    ) -> Result<LeaseGuard> {
+        run(|| {
+            self.tick(&env)?;
+            let child = lease_from_js(&child)?;
+            let constraints = constraints_from_js(constraints.as_ref())?;
+            Ok(LeaseGuard {
+                inner: self.inner.delegate(child, constraints)?,
+                clock: self.clock.clone(),
+            })
+        })
+    }
+
+    /// Closes the guard: a child returns its unspent budget to its parent. Idempotent.
+    /// Returns the metrics this emitted.
+    #[napi]
+    pub fn close(&self) -> Result<Vec<JsMetric>> {
+        run(|| Ok(metrics_to_js(self.inner.close())))
+    }
+
+    /// Whether `close()` has been called.
+    #[napi]
+    pub fn is_closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+
+    /// The guarded lease, in stored (canonical) form.
+    #[napi(ts_return_type = "Lease")]
+    pub fn lease(&self) -> Result<Value> {
+        run(|| Ok(self.inner.lease().to_value()))
+    }
+
+    /// The effective (possibly inherited) expiry as an RFC 3339 string, or `null`.
+    #[napi]
+    pub fn expires_at(&self) -> Option<String> {
+        self.inner.expires_at().map(|t| t.to_rfc3339())
+    }
+}
