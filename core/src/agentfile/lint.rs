@@ -1,5 +1,7 @@
 //! Lint rules from the spec's review questions (quickstart, section 21, core profile).
 
+use std::collections::HashSet;
+
 use super::ast::Agentfile;
 use super::diagnostics::{Diagnostic, Severity, codes, sort_by_position};
 use super::lease::directive_patterns;
@@ -69,6 +71,12 @@ pub fn lint(af: &Agentfile) -> Vec<Diagnostic> {
             "under deny-by-default nothing is permitted; add a POLICY block or ALLOW/DENY lines",
         ));
     }
+    let error_lines: HashSet<usize> = af
+        .diagnostics()
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.line)
+        .collect();
     for d in af.directives() {
         match d.name.as_str() {
             _ if d.is_placement() => out.push(warn(
@@ -100,12 +108,16 @@ pub fn lint(af: &Agentfile) -> Vec<Diagnostic> {
                     ));
                 }
             }
-            "POLICY" => {
+            "POLICY" if d.arg(0).is_none_or(|p| p == "cedar") => {
                 if let Some(b) = &d.block {
                     check_cedar(&mut out, d.line, d.column, &b.body);
                 }
             }
             _ => {}
+        }
+        // A directive that already has an argument error is not reported twice.
+        if error_lines.contains(&d.line) {
+            continue;
         }
         if let Err(e) = directive_patterns(d).and_then(|pats| {
             pats.iter()
