@@ -1,0 +1,13 @@
+//! One module per `leasekit` command.
+
+pub mod check;
+pub mod explain;
+pub mod narrow;
+pub mod subset;
+
+/// Pretty-prints a JSON value followed by a newline.
+pub fn pretty(value: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+    text.push('\n');
+    text
+}

@@ -1,0 +1,29 @@
+//! Helpers shared by the CLI tests: run the built `leasekit` binary.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+
+/// The built `leasekit` binary, with colour disabled and the repo root as cwd.
+pub fn leasekit() -> Command {
+    let mut cmd = Command::cargo_bin("leasekit").expect("leasekit binary");
+    cmd.current_dir(repo_root()).env("NO_COLOR", "1");
+    cmd
+}
+
+/// The repository root (parent of cli/).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs the command and parses its stdout as JSON.
+pub fn json_of(cmd: &mut Command) -> serde_json::Value {
+    let output = cmd.output().expect("run leasekit");
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
