@@ -445,6 +445,17 @@ impl LeaseGuard {
     }
 }
 
+impl std::fmt::Debug for LeaseGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LeaseGuard")
+            .field("lease", &self.inner.lease)
+            .field("expires_at", &self.inner.expires_at)
+            .field("remaining", &self.remaining())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}
+
 impl Inner {
     fn close(&self) -> Vec<Metric> {
         if self.closed.swap(true, Ordering::AcqRel) {

@@ -195,32 +195,28 @@ pub(crate) fn elements(p: &[u8], seps: Separators) -> Vec<Elem> {
         }
     }
     segs.push(&p[start..]);
+    // SEMANTICS 4, read recursively: `P s ** s Q` is `P s Q` or `P s <anything> s Q`, so a
+    // whole-segment `**` followed by another segment is the optional group `(<anything> s)?`
+    // after its preceding separator; a trailing one is `(s <anything>)?`, or `<anything>` when
+    // nothing precedes it.
     let mut out = Vec::with_capacity(p.len() + 4);
-    let mut leading = true;
     let mut sep_consumed = false; // the separator before the current segment is already emitted
     for (i, seg) in segs.iter().enumerate() {
-        let globstar = *seg == b"**";
-        if globstar && leading {
+        let pending_sep = (i > 0 && !sep_consumed).then(|| sep_bytes[i - 1]);
+        sep_consumed = false;
+        if *seg == b"**" {
             if i + 1 < segs.len() {
-                // (<anything> s)?
+                out.extend(pending_sep.map(Elem::Byte));
                 out.extend([Elem::Group, Elem::LoopAny, Elem::Byte(sep_bytes[i])]);
                 sep_consumed = true;
+            } else if let Some(s) = pending_sep {
+                out.extend([Elem::Group, Elem::Byte(s), Elem::LoopAny]);
             } else {
                 out.push(Elem::LoopAny);
             }
             continue;
         }
-        if globstar {
-            // (s <anything>)? absorbs the preceding separator
-            out.extend([Elem::Group, Elem::Byte(sep_bytes[i - 1]), Elem::LoopAny]);
-            sep_consumed = false;
-            continue;
-        }
-        leading = false;
-        if i > 0 && !sep_consumed {
-            out.push(Elem::Byte(sep_bytes[i - 1]));
-        }
-        sep_consumed = false;
+        out.extend(pending_sep.map(Elem::Byte));
         let mut j = 0;
         while j < seg.len() {
             if seg[j] == b'*' {

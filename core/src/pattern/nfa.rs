@@ -114,19 +114,17 @@ impl Nfa {
         }
         loop {
             let mut changed = false;
-            // Walk from high words to low is wrong for forward edges; go low to high and
-            // carry bits shifted out of each word into the next one.
+            // Edges go forward: walk words low to high, carrying bits shifted out of a word.
             let mut carry1 = 0u64;
             let mut carry3 = 0u64;
-            for w in 0..self.words {
-                let eps1 = d[w] & (self.loop_any[w] | self.loop_seg[w] | self.group[w]);
-                let eps3 = d[w] & self.group[w];
-                let add = (eps1 << 1) | carry1 | (eps3 << 3) | carry3;
+            for (w, word) in d.iter_mut().enumerate() {
+                let eps1 = *word & (self.loop_any[w] | self.loop_seg[w] | self.group[w]);
+                let eps3 = *word & self.group[w];
+                let new = *word | (eps1 << 1) | carry1 | (eps3 << 3) | carry3;
                 carry1 = eps1 >> 63;
                 carry3 = eps3 >> 61;
-                let new = d[w] | add;
-                if new != d[w] {
-                    d[w] = new;
+                if new != *word {
+                    *word = new;
                     changed = true;
                 }
             }
