@@ -3,6 +3,7 @@
 //! The binding only converts types and errors; all lease logic lives in the `leasekit` core
 //! crate. The public Python surface is re-exported by `python/leasekit/__init__.py`.
 
+mod agentfile;
 mod clock;
 mod convert;
 mod errors;
@@ -41,5 +42,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::check_lease_subset, m)?)?;
     m.add_function(wrap_pyfunction!(functions::narrow_lease, m)?)?;
     m.add_function(wrap_pyfunction!(functions::narrow_constraints, m)?)?;
+    m.add_class::<agentfile::PyAgentfile>()?;
+    m.add_function(wrap_pyfunction!(agentfile::parse_agentfile, m)?)?;
+    m.add_function(wrap_pyfunction!(agentfile::lint, m)?)?;
+    m.add_function(wrap_pyfunction!(agentfile::agentfile_lease, m)?)?;
+    m.add_function(wrap_pyfunction!(agentfile::check_agentfile, m)?)?;
+    m.add_function(wrap_pyfunction!(agentfile::lock, m)?)?;
+    m.add_function(wrap_pyfunction!(agentfile::lockfile_json, m)?)?;
+    m.add_function(wrap_pyfunction!(agentfile::package_digest, m)?)?;
+    m.add_function(wrap_pyfunction!(agentfile::check_inheritance, m)?)?;
+    m.add_function(wrap_pyfunction!(agentfile::evaluate_policy, m)?)?;
     Ok(())
 }

@@ -144,11 +144,12 @@ def op_narrow(inp: Dict[str, Any]) -> Any:
 
 
 def op_agentfile(inp: Dict[str, Any]) -> Any:
-    result = lk.agentfile_check(inp["text"], compat=bool(inp.get("compat", False)))
+    report = lk.check_agentfile(inp["text"], compat=bool(inp.get("compat", False)))
+    lease = report["lease"]
     return {
-        "ok": result["ok"],
-        "errors": result["errors"],
-        "lease": result["lease"],
+        "ok": report["ok"],
+        "errors": sorted({d["code"] for d in report["diagnostics"] if d["severity"] == "error"}),
+        "lease": lease.to_dict() if lease is not None else None,
     }
 
 

@@ -28,6 +28,7 @@ from ._errors import (
     Unauthenticated,
 )
 from ._native import (
+    Agentfile,
     BudgetEntry,
     Lease,
     LeaseConstraints,
@@ -53,6 +54,16 @@ from ._native import (
     validate_lease_constraints,
     validate_lease_shape,
     validate_pattern,
+    # Agentfile
+    agentfile_lease,
+    check_agentfile,
+    check_inheritance,
+    evaluate_policy,
+    lint,
+    lock,
+    lockfile_json,
+    package_digest,
+    parse_agentfile,
 )
 
 __version__ = "0.1.0"
@@ -85,6 +96,17 @@ __all__ = [
     "narrow_lease",
     "narrow_constraints",
     "error_codes",
+    # Agentfile
+    "Agentfile",
+    "parse_agentfile",
+    "lint",
+    "agentfile_lease",
+    "check_agentfile",
+    "lock",
+    "lockfile_json",
+    "package_digest",
+    "check_inheritance",
+    "evaluate_policy",
     # errors
     "ERROR_CLASSES",
     "LeaseError",
