@@ -1,0 +1,80 @@
+//! Strict `expires_at` timestamps and lease constraints.
+
+use std::ffi::c_char;
+
+use leasekit::{Clock, SystemClock};
+
+use crate::boundary::call;
+use crate::json;
+use crate::status::LkStatus;
+use crate::strings::{arg_str, opt_arg_str, out_slot, put_string};
+
+/// Parses a strict `YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z` timestamp and writes its normalized
+/// RFC 3339 form (trimmed fraction) to `*out`.
+///
+/// # Safety
+/// `text` is a NUL-terminated string; `out` points to a writable `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_parse_expires_at(
+    text: *const c_char,
+    out: *mut *mut c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, text) = unsafe { (out_slot(out, "out")?, arg_str(text, "text")?) };
+        put_string(slot, leasekit::parse_expires_at(text)?.to_rfc3339())
+    })
+}
+
+/// Validates lease constraints (`{"expires_at": "..."}`, NULL or `{}` for none) at
+/// submit time: `expires_at` must parse strictly and be after `now` (a strict
+/// timestamp; NULL means the system clock). `LK_OK` or `LK_INVALID_REQUEST`.
+///
+/// # Safety
+/// `constraints_json` and `now` are NULL or NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_validate_lease_constraints(
+    constraints_json: *const c_char,
+    now: *const c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (text, now) = unsafe {
+            (
+                opt_arg_str(constraints_json, "constraints_json")?,
+                opt_arg_str(now, "now")?,
+            )
+        };
+        let constraints = json::constraints(text)?;
+        let now = match now {
+            Some(t) => leasekit::parse_expires_at(t)?,
+            None => SystemClock.now()?,
+        };
+        leasekit::validate_lease_constraints(&constraints, now)
+    })
+}
+
+/// Validates a bare `expires_at` value against `now` (both strict timestamps; `now`
+/// NULL means the system clock): `LK_OK` when `value` parses and is strictly after
+/// `now`, else `LK_INVALID_REQUEST`.
+///
+/// # Safety
+/// `value` is a NUL-terminated string; `now` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_validate_expires_at(
+    value: *const c_char,
+    now: *const c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (value, now_text) = unsafe { (arg_str(value, "value")?, opt_arg_str(now, "now")?) };
+        let constraints = leasekit::LeaseConstraints {
+            expires_at: Some(leasekit::parse_expires_at(value)?),
+        };
+        let now = match now_text {
+            Some(t) => leasekit::parse_expires_at(t)?,
+            None => SystemClock.now()?,
+        };
+        leasekit::validate_lease_constraints(&constraints, now)
+    })
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# C: the leasekit-ffi crate's tests (generated header up to date, status enum equals
+# conformance/error-codes.json), the C API tests and the conformance runner under
+# valgrind, and the examples/c program. Last line: "c: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="$(pwd)/target"
+profile=${LEASEKIT_PROFILE:-debug}
+out="target/$profile/c"
+pass=0 fail=0 status=0
+vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99)
+
+# Adds the "N passed, N failed" counts of the last such line of file $1 (prefix $2).
+count() {
+  local line
+  line=$(grep -E "^${2}[0-9]+ passed, [0-9]+ failed" "$1" | tail -n 1 | grep -oE '[0-9]+ passed, [0-9]+ failed')
+  if [ -n "$line" ]; then
+    pass=$((pass + $(echo "$line" | awk '{ print $1 }')))
+    fail=$((fail + $(echo "$line" | awk '{ print $3 }')))
+  else
+    fail=$((fail + 1))
+  fi
+}
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+echo "--- cargo test -p leasekit-ffi (header check, status codes)"
+cargo test -p leasekit-ffi 2>&1 | tee "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+pass=$((pass + $(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) s += $i } END { print s + 0 }' "$log")))
+fail=$((fail + $(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$log")))
+
+echo "--- build library and C programs"
+if ! bash ffi/build-c.sh; then
+  echo "c: $pass passed, $((fail + 1)) failed"
+  exit 1
+fi
+
+echo "--- C API tests (valgrind)"
+"${vg[@]}" "$out/capi_test" 2>&1 | tee "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; grep -q '^capi: .* 0 failed' "$log" && fail=$((fail + 1)); }
+count "$log" "capi: "
+
+echo "--- conformance vectors (valgrind)"
+"${vg[@]}" "$out/conformance" 2>&1 | tee "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; grep -qE '^[0-9]+ passed, 0 failed' "$log" && fail=$((fail + 1)); }
+count "$log" ""
+
+echo "--- examples/c"
+export PKG_CONFIG_PATH="$(pwd)/target/$profile/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+if make -s -C examples/c OUT="$(pwd)/$out" "$(pwd)/$out/authorize" &&
+   "${vg[@]}" "$out/authorize" > "$log" 2>&1; then
+  cat "$log"
+  if grep -q '^allow fs.read /data/reports/../2026/q1.csv -> /data/2026/q1.csv$' "$log" &&
+     grep -q '^deny  net.fetch https://evil.example.com/steal: PERMISSION_DENIED ' "$log"; then
+    pass=$((pass + 1))
+  else
+    echo "examples/c: unexpected output"; fail=$((fail + 1)); status=1
+  fi
+else
+  cat "$log"; echo "examples/c: build or run failed"; fail=$((fail + 1)); status=1
+fi
+
+[ "$fail" -eq 0 ] || status=1
+echo "c: $pass passed, $fail failed"
+exit $status
