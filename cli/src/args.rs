@@ -11,6 +11,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     after_help = "Exit status: 0 clean/allowed, 1 a finding (deny, violation, lint errors), 2 usage or input error.\n\
                   Any FILE may be `-` to read stdin. Colour only on a terminal, never when NO_COLOR is set.\n\n\
                   Examples:\n  \
+                  leasekit lint examples/agentfiles/*/Agentfile\n  \
+                  leasekit inspect examples/agentfiles/vault-backed/Agentfile\n  \
                   leasekit check --lease examples/leases/code-reviewer.json fs.read /workspace/src/main.rs\n  \
                   leasekit subset examples/leases/reviewer-child.json examples/leases/code-reviewer.json\n  \
                   leasekit explain net.fetch 'https://*.example.com/**'"
@@ -32,6 +34,15 @@ pub enum Command {
     Narrow(NarrowArgs),
     /// Explain in words what a PATTERN matches for a CAPABILITY, with examples.
     Explain(ExplainArgs),
+    /// Lint Agentfiles: `path:line:col: severity[code]: message` (or JSON).
+    Lint(LintArgs),
+    /// Review an Agentfile before running it: command, tools, paths, hosts, secrets (names
+    /// only), policies, pinned digests, placement, and the derived lease.
+    Inspect(InspectArgs),
+    /// Write the lockfile (agentrc.lock) of an Agentfile.
+    Lock(LockArgs),
+    /// Evaluate a Cedar request against an Agentfile's POLICY blocks and ALLOW/DENY/RATELIMIT.
+    Policy(PolicyArgs),
 }
 
 /// Output format.
@@ -55,8 +66,16 @@ pub enum Format {
 )]
 pub struct CheckArgs {
     /// The lease (ARCP lease JSON object), or `-` for stdin.
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "agentfile",
+        conflicts_with = "agentfile"
+    )]
+    pub lease: Option<String>,
+    /// Use the lease an Agentfile requests (as `leasekit inspect` shows it) instead of --lease.
     #[arg(long, value_name = "FILE")]
-    pub lease: String,
+    pub agentfile: Option<String>,
     /// Lease constraints JSON, e.g. {"expires_at": "2026-12-31T00:00:00Z"}.
     #[arg(long, value_name = "FILE")]
     pub constraints: Option<String>,
@@ -136,4 +155,95 @@ pub struct ExplainArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+}
+
+/// `leasekit lint`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 no errors (warnings allowed), 1 some file has errors, 2 usage or input error.\n\n\
+    Examples:\n  \
+    leasekit lint examples/agentfiles/code-reviewer/Agentfile\n  \
+    leasekit lint --format json examples/agentfiles/mistakes/Agentfile\n  \
+    cat Agentfile | leasekit lint --compat -"
+)]
+pub struct LintArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// Compat mode: accept older forms (a two-argument BIND) with a warning.
+    #[arg(long)]
+    pub compat: bool,
+    /// Agentfiles to lint (`-` for stdin).
+    #[arg(required = true, value_name = "AGENTFILE")]
+    pub files: Vec<String>,
+}
+
+/// `leasekit inspect`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 the Agentfile has no errors, 1 it has errors (no lease is derived), 2 usage or input error.\n\n\
+    Examples:\n  \
+    leasekit inspect examples/agentfiles/vault-backed/Agentfile\n  \
+    leasekit inspect --format json examples/agentfiles/github-triager/Agentfile | jq .lease"
+)]
+pub struct InspectArgs {
+    /// The Agentfile (`-` for stdin).
+    pub agentfile: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// Compat mode (see `lint --compat`).
+    #[arg(long)]
+    pub compat: bool,
+}
+
+/// `leasekit lock`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 written, 1 the Agentfile has errors (they are printed on stderr), 2 usage or input error.\n\n\
+    Examples:\n  \
+    leasekit lock examples/agentfiles/code-reviewer/Agentfile\n  \
+    leasekit lock examples/agentfiles/vault-backed/Agentfile -o agentrc.lock"
+)]
+pub struct LockArgs {
+    /// The Agentfile (`-` for stdin).
+    pub agentfile: String,
+    /// Write the lockfile here instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<String>,
+    /// Compat mode (see `lint --compat`).
+    #[arg(long)]
+    pub compat: bool,
+}
+
+/// `leasekit policy`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 allow, 1 deny (including any policy parse or evaluation error), 2 usage or input error.\n\n\
+    Examples:\n  \
+    leasekit policy examples/agentfiles/code-reviewer/Agentfile \\\n      \
+    --principal 'AgentRC::Agent::\"code-reviewer\"' --action 'AgentRC::Action::\"tool.invoke\"' \\\n      \
+    --resource 'AgentRC::Tool::\"file_read\"' --context '{\"path\": \"/workspace/src/main.rs\"}'"
+)]
+pub struct PolicyArgs {
+    /// The Agentfile (`-` for stdin).
+    pub agentfile: String,
+    /// Cedar principal entity, e.g. AgentRC::Agent::"code-reviewer".
+    #[arg(long)]
+    pub principal: String,
+    /// Cedar action entity, e.g. AgentRC::Action::"tool.invoke".
+    #[arg(long)]
+    pub action: String,
+    /// Cedar resource entity, e.g. AgentRC::Tool::"file_read".
+    #[arg(long)]
+    pub resource: String,
+    /// Request context as a JSON object, e.g. {"path": "/workspace/a.rs"}.
+    #[arg(long, value_name = "JSON")]
+    pub context: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// Compat mode (see `lint --compat`).
+    #[arg(long)]
+    pub compat: bool,
 }

@@ -1,6 +1,7 @@
 //! Reading the command's inputs: files, or stdin when the path is `-`.
 
 use crate::failure::Failure;
+use leasekit::agentfile::{Agentfile, ParseOptions, parse_agentfile};
 use leasekit::{Lease, LeaseConstraints};
 use std::io::Read;
 
@@ -45,4 +46,11 @@ pub fn at_most_one_stdin(paths: &[&str]) -> Result<(), Failure> {
         return Err(Failure::usage("only one input may be `-` (stdin)"));
     }
     Ok(())
+}
+
+/// Reads and parses an Agentfile (strict unless `compat`). Parsing never fails: problems
+/// are in the diagnostics.
+pub fn read_agentfile(path: &str, compat: bool) -> Result<Agentfile, Failure> {
+    let text = read_text(path)?;
+    Ok(parse_agentfile(&text, &ParseOptions { compat }))
 }

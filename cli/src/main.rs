@@ -65,5 +65,9 @@ fn run(command: Command, style: &Style) -> Result<Report, Failure> {
         Command::Subset(a) => cmd::subset::run(&a, style),
         Command::Narrow(a) => cmd::narrow::run(&a, style),
         Command::Explain(a) => cmd::explain::run(&a, style),
+        Command::Lint(a) => cmd::lint::run(&a, style),
+        Command::Inspect(a) => cmd::inspect::run(&a, style),
+        Command::Lock(a) => cmd::lock::run(&a, style),
+        Command::Policy(a) => cmd::policy::run(&a, style),
     }
 }

@@ -17,6 +17,11 @@ impl Style {
         }
     }
 
+    /// Never colour (for stderr).
+    pub fn plain() -> Style {
+        Style { enabled: false }
+    }
+
     fn paint(&self, code: &str, text: &str) -> String {
         if self.enabled {
             format!("\x1b[{code}m{text}\x1b[0m")

@@ -243,3 +243,59 @@ fn two_stdin_inputs_are_refused() {
         .code(2)
         .stderr(predicate::str::contains("only one input may be `-`"));
 }
+
+#[test]
+fn lease_from_an_agentfile() {
+    leasekit()
+        .args([
+            "check",
+            "--agentfile",
+            "examples/agentfiles/code-reviewer/Agentfile",
+            "fs.read",
+            "/workspace/src/lib.rs",
+        ])
+        .assert()
+        .code(0);
+    leasekit()
+        .args([
+            "check",
+            "--agentfile",
+            "examples/agentfiles/code-reviewer/Agentfile",
+            "fs.write",
+            "/workspace/src/lib.rs",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("PERMISSION_DENIED"));
+}
+
+#[test]
+fn agentfile_with_errors_gives_no_lease() {
+    leasekit()
+        .args([
+            "check",
+            "--agentfile",
+            "examples/agentfiles/mistakes/Agentfile",
+            "fs.read",
+            "/a",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("error[INVALID_REQUEST]"));
+}
+
+#[test]
+fn lease_and_agentfile_conflict() {
+    leasekit()
+        .args([
+            "check",
+            "--lease",
+            LEASE,
+            "--agentfile",
+            "x",
+            "fs.read",
+            "/a",
+        ])
+        .assert()
+        .code(2);
+}

@@ -5,7 +5,9 @@ mod common;
 use common::leasekit;
 use predicates::prelude::*;
 
-const COMMANDS: &[&str] = &["check", "subset", "narrow", "explain"];
+const COMMANDS: &[&str] = &[
+    "check", "subset", "narrow", "explain", "lint", "inspect", "lock", "policy",
+];
 
 #[test]
 fn version_prints_the_crate_version() {

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use leasekit::agentfile::agentfile_lease;
 use leasekit::{
     Clock, Error, LeaseGuard, ManualClock, SystemClock, canonicalize_target, parse_expires_at,
 };
@@ -10,7 +11,7 @@ use serde_json::{Value, json};
 use crate::Report;
 use crate::args::{CheckArgs, Format};
 use crate::failure::Failure;
-use crate::input::{at_most_one_stdin, read_constraints, read_lease};
+use crate::input::{at_most_one_stdin, display_name, read_agentfile, read_constraints, read_lease};
 use crate::style::Style;
 
 /// The answer for one target.
@@ -32,10 +33,22 @@ impl Verdict {
 
 /// Runs `check`.
 pub fn run(args: &CheckArgs, style: &Style) -> Result<Report, Failure> {
-    let mut stdin_paths = vec![args.lease.as_str()];
+    let mut stdin_paths: Vec<&str> = args
+        .lease
+        .iter()
+        .chain(&args.agentfile)
+        .map(String::as_str)
+        .collect();
     stdin_paths.extend(args.constraints.as_deref());
     at_most_one_stdin(&stdin_paths)?;
-    let lease = read_lease(&args.lease)?;
+    let lease = match (&args.lease, &args.agentfile) {
+        (Some(path), _) => read_lease(path)?,
+        (None, Some(path)) => {
+            let af = read_agentfile(path, false)?;
+            agentfile_lease(&af).map_err(|e| Failure::core(display_name(path), &e))?
+        }
+        (None, None) => return Err(Failure::usage("give --lease or --agentfile")),
+    };
     let constraints = read_constraints(args.constraints.as_deref())?;
     let clock: Arc<dyn Clock> = match &args.now {
         Some(text) => Arc::new(ManualClock::new(

@@ -2,7 +2,11 @@
 
 pub mod check;
 pub mod explain;
+pub mod inspect;
+pub mod lint;
+pub mod lock;
 pub mod narrow;
+pub mod policy;
 pub mod subset;
 
 /// Pretty-prints a JSON value followed by a newline.
