@@ -1003,6 +1003,125 @@ def large():
     return v
 
 
+# ---------------------------------------------------------------- second batch (appended so ids stay stable)
+def extras():
+    T, F = True, False
+    h = "https://h.example"
+    out = {}
+    out["canonicalize"] = [
+        {"op": "canonicalize", "input": {"capability": c, "target": t}, "expect": x} for c, t, x in [
+            ("net.fetch", "https://[::FFFF:1]/x", "https://[::ffff:1]/x"),
+            ("net.fetch", h + "/a#x?y", h + "/a"),
+            ("net.fetch", h + "/a?x#y", h + "/a?x"),
+            ("net.fetch", h + "/%25", h + "/%25"),
+            ("net.fetch", h + "/%252e%252e/x", h + "/%252e%252e/x"),
+            ("net.fetch", h + "/a/%2e%2E%2e", h + "/a/..."),
+            ("net.fetch", "https://XN--EXMPLE-CUA.COM/", "https://xn--exmple-cua.com/"),
+            ("net.fetch", h + "/a/b/../../../../", h + "/"),
+            ("net.fetch", h + "/a/./", h + "/a/"),
+            ("net.fetch", "HtTpS://h.example:443/", h + "/"),
+            ("fs.read", "/a/b/../../../../", "/"),
+            ("fs.read", "/a/b/c/./../../x/", "/a/x"),
+        ]]
+    out["match"] = [
+        {"op": "match", "input": {"capability": c, "pattern": p, "target": t}, "expect": x} for c, p, t, x in [
+            ("tool.call", "web.*", "web.search/x", F),
+            ("tool.call", "**", "x", T),
+            ("fs.read", "/a/*/b", "/a//b", F),
+            ("fs.read", "/a/**/**/b", "/a/b", T),
+            ("fs.read", "/a/**/**/b", "/a/x/y/z/b", T),
+            ("fs.read", "**/**", "/", T),
+            ("fs.read", "/a/**", "/a/b/..", T),
+            ("fs.read", "/a/../b", "/b", F),
+            ("fs.read", "/a/../b", "/a/../b", F),
+            ("fs.read", "/a/", "/a/", F),
+            ("fs.read", "/a/", "/a", F),
+            ("model.use", "*-mini", "gpt-4o-mini", T),
+            ("model.use", "gpt-4o", "gpt-4o ", F),
+            ("net.fetch", "https://API.example.com/**", "https://api.example.com/x", T),
+            ("net.fetch", "https://api.example.com./**", "https://api.example.com/x", T),
+            ("net.fetch", "https://*@api.example.com/**", "https://api.example.com/x", F),
+            ("net.fetch", "https://*.example.com:8443/**", "https://a.example.com:8443/x", T),
+            ("net.fetch", "https://*.example.com:443/**", "https://a.example.com:443/x", F),
+            ("net.fetch", h + "/%7Euser", h + "/%7Euser", F),
+            ("net.fetch", h + "/~user", h + "/%7Euser", T),
+            ("net.fetch", h + "/a/../b", h + "/b", F),
+            ("net.fetch", "HTTPS://**", "https://x.example/", T),
+            ("net.fetch", "*://api.example.com/**", "https://api.example.com/x", T),
+            ("net.fetch", "*://api.example.com/**", "http://api.example.com:80/x", T),
+            # `P s **` matches P, here with P = `/x/**` (which matches `/x`)
+            ("fs.read", "/x/**/**", "/x", T),
+            ("fs.read", "/x/**/**", "/x/", T),
+            ("model.use", "x/**/**", "x", T),
+            ("tool.call", "a.**.**", "a", T),
+            ("fs.read", "**/**/b.txt", "/b.txt", T),
+            ("tool.call", "**.**.b", "b", T),
+        ]]
+    out["subset"] = [
+        {"op": "subset", "input": {"child": {c: a}, "parent": {c: b}}, "expect": x} for c, a, b, x in [
+            ("model.use", ["*a*"], ["*a*a*"], F),
+            ("model.use", ["*a*a*"], ["*a*"], T),
+            ("fs.read", ["/x/*/**"], ["/x/**"], T),
+            ("fs.read", ["/x/**"], ["/x/**/**"], T),
+            ("fs.read", ["/x/**/**"], ["/x/**"], T),
+            ("model.use", ["abc"], ["a**c"], T),
+            ("model.use", ["a**c"], ["a*c"], F),
+            ("fs.read", ["/a/**.csv"], ["/a/**"], T),
+            ("fs.read", ["/a/**"], ["/a/**.csv"], F),
+            ("fs.read", ["/a/./b"], ["/a/b"], F),
+            ("fs.read", ["/a/*"], ["/a/*x", "/a/*y"], F),
+            ("tool.call", ["web.*.x"], ["web.**"], T),
+            ("tool.call", ["web.**"], ["web", "web.**.x", "web.*"], F),
+        ]]
+    out["budget_parse"] = [
+        {"op": "budget_parse", "input": {"entry": e}, "expect": x} for e, x in [
+            ("USD:00.50", {"currency": "USD", "amount": "0.5"}),
+            ("USD:1.0", {"currency": "USD", "amount": "1"}),
+            ("USD:0.000000000", {"currency": "USD", "amount": "0"}),
+            ("USD:0000000000000000", {"currency": "USD", "amount": "0"}),
+            ("USD:\uff11", IR),
+            ("USD:-0", IR),
+        ]]
+    out["expires_at"] = [
+        {"op": "expires_at", "input": {"value": a, "now": b}, "expect": x} for a, b, x in [
+            ("2026-06-01T00:00:00.000000000Z", "2026-01-01T00:00:00Z", "ok"),
+            ("9999-12-31T23:59:59Z", "2026-01-01T00:00:00Z", "ok"),
+            ("2026-06-01T00:00:00Z", "2026-06-01T00:00:00.000000001Z", IR),
+            ("2026-02-28T23:59:59Z", "2026-01-01T00:00:00Z", "ok"),
+            ("2026-02-29T00:00:00Z", "2026-01-01T00:00:00Z", IR),
+            ("2024-02-29T00:00:00Z", "2024-01-01T00:00:00Z", "ok"),
+            ("2026-11-31T00:00:00Z", "2026-01-01T00:00:00Z", IR),
+            ("2026-12-31T00:00:00Z", "2026-01-01T00:00:00Z", "ok"),
+        ]]
+    out["authorize"] = [
+        {"op": "authorize", "input": {"lease": {"cost.budget": ["USD:10"]},
+                                      "steps": [M("-0"), M("0.0"), M("0.50")]},
+         "expect": [IR, R({"USD": "10"}), R({"USD": "9.5"}, ("9.5", "USD"))]},
+        {"op": "authorize", "input": {"lease": {"tool.call": ["*"], "cost.budget": ["USD:10", "EUR:10"]},
+                                      "steps": [M("10", unit="EUR"), A("tool.call", "x"),
+                                                M("1", name="cost.budget.refund", unit="EUR"),
+                                                A("tool.call", "x")]},
+         "expect": [R({"USD": "10", "EUR": "0"}, ("0", "EUR")), BX, R({"USD": "10", "EUR": "0"}), BX]},
+    ]
+    out["narrow"] = [
+        {"op": "narrow", "input": {"requested": r, "ceiling": c}, "expect": x} for r, c, x in [
+            ({"fs.read": ["/a/**"]}, {"fs.read": ["/a/**", "/a/b"]}, {"fs.read": ["/a/**"]}),
+            ({"net.fetch": ["HTTPS://API.example.com:443/v1/*"]}, {"net.fetch": ["https://**"]},
+             {"net.fetch": ["https://api.example.com/v1/*"]}),
+            ({"fs.read": ["/a/*", "/b/*"]}, {"fs.read": ["/a/x", "/a/y", "/b/**"]},
+             {"fs.read": ["/a/x", "/a/y", "/b/*"]}),
+        ]]
+    out["validate_lease"] = [
+        {"op": "validate_lease", "input": {"lease": l}, "expect": x} for l, x in [
+            ({"fs.write": ["*"]}, "ok"),
+            ({"fs.read": ["*/a"]}, "ok"),
+            ({"fs.read": ["/a"], "fs.write": ["b"]}, IR),
+            ({"cost.budget": ["USD:0000000000000000"]}, "ok"),
+            ({"net.fetch": ["https://h.example:0443/x"]}, "ok"),
+        ]]
+    return out
+
+
 FILES = {
     "capability_name": capability_name, "validate_lease": validate_lease,
     "canonicalize": canonicalize, "match": match, "subset": subset, "budget_parse": budget_parse,
@@ -1013,7 +1132,8 @@ FILES = {
 def main():
     total = 0
     for name, fn in list(FILES.items()) + [("large", large)]:
-        vecs = [{"id": "%s-%03d" % (name, i), **vec} for i, vec in enumerate(fn(), 1)]
+        vecs = fn() + extras().get(name, [])
+        vecs = [{"id": "%s-%03d" % (name, i), **vec} for i, vec in enumerate(vecs, 1)]
         with open(os.path.join(OUT, name + ".json"), "w", encoding="utf-8") as f:
             f.write('{"vectors": [\n')
             f.write(",\n".join(json.dumps(x, ensure_ascii=True) for x in vecs))
