@@ -5,12 +5,12 @@
 //! small JavaScript wrapper in `index.js` turns the thrown errors into the exported
 //! `LeaseError` subclasses.
 
-mod agentfile;
-mod boundary;
-mod budget;
-mod convert;
-mod errors;
-mod expiry;
-mod guard;
-mod lease;
-mod names;
+pub mod agentfile;
+pub mod boundary;
+pub mod budget;
+pub mod convert;
+pub mod errors;
+pub mod expiry;
+pub mod guard;
+pub mod lease;
+pub mod names;
