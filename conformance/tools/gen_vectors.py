@@ -1022,6 +1022,15 @@ def extras():
             ("net.fetch", "HtTpS://h.example:443/", h + "/"),
             ("fs.read", "/a/b/../../../../", "/"),
             ("fs.read", "/a/b/c/./../../x/", "/a/x"),
+            ("net.fetch", "https://h.example.", h + "/"),
+            ("net.fetch", "https://[::1]:/", IR),
+            ("net.fetch", "ftp://h.example:21/", "ftp://h.example:21/"),
+            ("net.fetch", "https://api.example.com%40evil.com/", IR),
+            ("net.fetch", h + "/a%2eb", h + "/a.b"),
+            ("net.fetch", h + "/a/.//b", h + "/a/b"),
+            ("net.fetch", h + "/a/..//b", h + "/b"),
+            ("net.fetch", h + "/a//..", h + "/a/"),
+            ("fs.read", "/a//..", "/"),
         ]]
     out["match"] = [
         {"op": "match", "input": {"capability": c, "pattern": p, "target": t}, "expect": x} for c, p, t, x in [
@@ -1056,6 +1065,14 @@ def extras():
             ("tool.call", "a.**.**", "a", T),
             ("fs.read", "**/**/b.txt", "/b.txt", T),
             ("tool.call", "**.**.b", "b", T),
+            ("fs.read", "/a/**x/b", "/a/1/2x/b", T),
+            ("fs.read", "/a/**x/b", "/a/x/b", T),
+            ("fs.read", "/a/**x/b", "/a/x/c", F),
+            ("fs.read", "/a/*/**", "/a", F),
+            ("fs.read", "/a/*/**", "/a/b", T),
+            ("fs.read", "/a/**/", "/a/", F),
+            ("net.fetch", h + "/**", h + "?q", T),
+            ("net.fetch", h + "/**", "https://h.example.:443/", T),
         ]]
     out["subset"] = [
         {"op": "subset", "input": {"child": {c: a}, "parent": {c: b}}, "expect": x} for c, a, b, x in [
@@ -1072,6 +1089,11 @@ def extras():
             ("fs.read", ["/a/*"], ["/a/*x", "/a/*y"], F),
             ("tool.call", ["web.*.x"], ["web.**"], T),
             ("tool.call", ["web.**"], ["web", "web.**.x", "web.*"], F),
+            ("net.fetch", ["https://h.example"], ["https://h.example/**"], T),
+            ("net.fetch", ["https://h.example/a"], ["https://H.EXAMPLE/*"], T),
+            ("fs.read", ["/a/b**"], ["/a/**"], T),
+            ("tool.call", ["**"], ["**.**"], T),
+            ("model.use", ["a*"], ["a", "ab*", "a*b*"], F),
         ]]
     out["budget_parse"] = [
         {"op": "budget_parse", "input": {"entry": e}, "expect": x} for e, x in [
