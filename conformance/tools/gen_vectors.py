@@ -1124,6 +1124,12 @@ def extras():
                                                 M("1", name="cost.budget.refund", unit="EUR"),
                                                 A("tool.call", "x")]},
          "expect": [R({"USD": "10", "EUR": "0"}, ("0", "EUR")), BX, R({"USD": "10", "EUR": "0"}), BX]},
+        # a step without `at` keeps the previous time
+        {"op": "authorize", "input": {"lease": {"tool.call": ["*"]}, "constraints": {"expires_at": "2030-01-01T00:00:00Z"},
+                                      "steps": [A("tool.call", "x", at="2030-01-01T00:00:00Z"), A("tool.call", "x"),
+                                                MOD("m"), A("tool.call", "x", at="2029-06-01T00:00:00Z"),
+                                                A("tool.call", "x"), MOD("m")]},
+         "expect": [LX, LX, LX, "ok", "ok", PD]},
     ]
     out["narrow"] = [
         {"op": "narrow", "input": {"requested": r, "ceiling": c}, "expect": x} for r, c, x in [
