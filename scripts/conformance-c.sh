@@ -11,6 +11,6 @@ if ! bash ffi/build-c.sh; then
 fi
 runner="target/$profile/c/conformance"
 if [ "${LEASEKIT_VALGRIND:-0}" = 1 ]; then
-  exec valgrind -q --leak-check=full --error-exitcode=99 "$runner"
+  exec valgrind -q --leak-check=full --num-callers=60 --error-exitcode=99 --suppressions=ffi/tests/valgrind.supp "$runner"
 fi
 exec "$runner"

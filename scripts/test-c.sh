@@ -8,7 +8,8 @@ export CARGO_TARGET_DIR="$(pwd)/target"
 profile=${LEASEKIT_PROFILE:-debug}
 out="target/$profile/c"
 pass=0 fail=0 status=0
-vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99)
+vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99
+    --num-callers=60 --suppressions=ffi/tests/valgrind.supp)
 
 # Adds the "N passed, N failed" counts of the last such line of file $1 (prefix $2).
 count() {

@@ -261,6 +261,92 @@ static void test_narrow(void) {
     lk_string_free(s);
 }
 
+static void test_length_variants_reject_embedded_nul(void) {
+    static const char target[] = "/a\0/../etc/passwd"; /* a C string would stop at the NUL */
+    char *s = NULL;
+    bool b = true;
+    CHECK(lk_canonicalize_target("fs.read", target, &s) == LK_OK && s && strcmp(s, "/a") == 0);
+    lk_string_free(s);
+    CHECK(lk_canonicalize_target_n("fs.read", 7, target, sizeof target - 1, &s) == LK_INVALID_REQUEST && s == NULL);
+    CHECK(lk_canonicalize_target_n("fs.read", 7, "/a/b/", 5, &s) == LK_OK && s && strcmp(s, "/a/b") == 0);
+    lk_string_free(s);
+    CHECK(lk_canonicalize_target_n("fs.read", 7, NULL, 3, &s) == LK_INVALID_REQUEST);
+    CHECK(lk_canonicalize_target_n("fs.read", 7, NULL, 0, &s) == LK_INVALID_REQUEST); /* empty target */
+    CHECK(lk_is_valid_capability_name_n("fs.read\0", 8, &b) == LK_OK && !b);
+    CHECK(lk_is_valid_capability_name_n("fs.readXYZ", 7, &b) == LK_OK && b);
+    CHECK(lk_is_reserved_capability_name_n("fs.read", 7, &b) == LK_OK && b);
+    CHECK(lk_is_reserved_capability_name_n("fs.\xff", 4, &b) == LK_INVALID_REQUEST);
+    CHECK(lk_match_pattern_n("fs.read", 7, "/a/*", 4, "/a/b", 4, &b) == LK_OK && b);
+    CHECK(lk_match_pattern_n("fs.read", 7, "/a\0", 3, "/a", 2, &b) == LK_INVALID_REQUEST);
+
+    LkLease *l = lease("{\"fs.read\": [\"/a/**\"], \"model.use\": [\"gpt-4*\"]}");
+    LkGuard *g = NULL;
+    CHECK(lk_guard_new(l, NULL, NULL, &g) == LK_OK);
+    CHECK(lk_guard_authorize_n(g, "fs.read", 7, "/a/x", 4, &s) == LK_OK && s && strcmp(s, "/a/x") == 0);
+    lk_string_free(s);
+    CHECK(lk_guard_authorize_n(g, "fs.read", 7, target, sizeof target - 1, NULL) == LK_INVALID_REQUEST);
+    CHECK(lk_guard_authorize_model_n(g, "gpt-4o", 6, NULL) == LK_OK);
+    CHECK(lk_guard_authorize_model_n(g, "gpt-4\0", 6, NULL) == LK_INVALID_REQUEST);
+    lk_guard_free(g);
+    lk_lease_free(l);
+}
+
+static const char AGENTFILE[] =
+    "AGENT demo\n"
+    "TOOL utcp:file_read\n"
+    "MOUNT /workspace ro\n"
+    "CRED token env:TOKEN host:api.example.com\n"
+    "ALLOW invoke utcp:file_read\n"
+    "DENY invoke utcp:shell\n";
+
+static void test_agentfile(void) {
+    LkAgentfile *af = NULL, *child = NULL;
+    char *s = NULL;
+    CHECK(lk_agentfile_parse(AGENTFILE, false, &af) == LK_OK && af != NULL);
+    CHECK(lk_agentfile_lint(af, &s) == LK_OK && s && s[0] == '[' && !strstr(s, "\"severity\":\"error\""));
+    lk_string_free(s);
+    CHECK(lk_agentfile_to_json(af, &s) == LK_OK && s && strstr(s, "demo") != NULL);
+    lk_string_free(s);
+    LkLease *l = NULL;
+    CHECK(lk_agentfile_lease(af, &l) == LK_OK && l != NULL);
+    CHECK(lk_lease_to_json(l, &s) == LK_OK && s && strstr(s, "\"/workspace/**\"") && strstr(s, "utcp:file_read"));
+    lk_string_free(s);
+    lk_lease_free(l);
+    CHECK(lk_agentfile_lock(af, &s) == LK_OK && s && strstr(s, "token") != NULL);
+    lk_string_free(s);
+    CHECK(lk_agentfile_evaluate_policy(af, "AgentRC::Agent::\"demo\"", "AgentRC::Action::\"tool.invoke\"",
+                                       "AgentRC::Tool::\"utcp:file_read\"", NULL, &s) == LK_OK &&
+          s && strstr(s, "\"allowed\":true"));
+    lk_string_free(s);
+    CHECK(lk_agentfile_evaluate_policy(af, "AgentRC::Agent::\"demo\"", "AgentRC::Action::\"tool.invoke\"",
+                                       "AgentRC::Tool::\"utcp:shell\"", "{}", &s) == LK_OK &&
+          s && strstr(s, "\"allowed\":false"));
+    lk_string_free(s);
+    CHECK(lk_agentfile_evaluate_policy(af, "AgentRC::Agent::\"demo\"", "AgentRC::Action::\"tool.invoke\"",
+                                       "AgentRC::Tool::\"utcp:file_read\"", "not json", &s) == LK_INVALID_REQUEST &&
+          s == NULL);
+    /* a child that only narrows (keeping the DENY) is fine; one that widens is a violation */
+    CHECK(lk_agentfile_parse("AGENT demo\nTOOL utcp:file_read\nDENY invoke utcp:shell\n", false, &child) == LK_OK);
+    CHECK(lk_agentfile_check_inheritance(af, child) == LK_OK);
+    lk_agentfile_free(child);
+    CHECK(lk_agentfile_parse("AGENT demo\nTOOL utcp:shell\nDENY invoke utcp:shell\n", false, &child) == LK_OK);
+    CHECK(lk_agentfile_check_inheritance(af, child) == LK_LEASE_SUBSET_VIOLATION);
+    lk_agentfile_free(child);
+    lk_agentfile_free(af);
+    lk_agentfile_free(NULL);
+
+    CHECK(lk_agentfile_check("agent demo\n", false, &s) == LK_OK && s && strstr(s, "\"ok\":false") &&
+          strstr(s, "lowercase-directive"));
+    lk_string_free(s);
+    CHECK(lk_agentfile_check(AGENTFILE, false, &s) == LK_OK && s && strstr(s, "\"ok\":true"));
+    lk_string_free(s);
+    /* a literal secret on a CRED line is an error and never echoed back */
+    CHECK(lk_agentfile_check("AGENT demo\nCRED token hunter2secret host:api.example.com\n", false, &s) == LK_OK &&
+          s && strstr(s, "\"ok\":false") && !strstr(s, "hunter2secret"));
+    lk_string_free(s);
+    CHECK(lk_agentfile_parse(NULL, false, &af) == LK_INVALID_REQUEST && af == NULL);
+}
+
 /* ---- threads: the last error is per thread; a guard is shared safely ---- */
 
 static int fail_on_other_thread(void *arg) {
@@ -318,6 +404,8 @@ int main(void) {
         {"guard_budget", test_guard_budget},
         {"subset_and_delegation", test_subset_and_delegation},
         {"narrow", test_narrow},
+        {"length_variants_reject_embedded_nul", test_length_variants_reject_embedded_nul},
+        {"agentfile", test_agentfile},
         {"threads", test_threads},
     };
     int passed = 0, failed = 0;
