@@ -66,6 +66,16 @@ fn oracle_match(pattern: &str, target: &str, slash_dot: bool) -> bool {
         }
     }
     segs.push(&pattern[start..]);
+    // `**/**` is `**` (zero or more whole segments): collapse runs, keeping the first separator.
+    let mut i = 1;
+    while i < segs.len() {
+        if segs[i] == "**" && segs[i - 1] == "**" {
+            segs.remove(i);
+            seps.remove(i - 1);
+        } else {
+            i += 1;
+        }
+    }
     let mut body = oracle(&segs, &seps);
     let star = if slash_dot { "[^/.]*" } else { "[^/]*" };
     body = body.replace("[^/.]*", star);

@@ -184,30 +184,32 @@ fn url_pattern(pattern: &str) -> Result<String> {
 
 /// Splits a pattern into segments and emits automaton elements (see the module docs of `nfa`).
 pub(crate) fn elements(p: &[u8], seps: Separators) -> Vec<Elem> {
-    let mut segs: Vec<&[u8]> = Vec::new();
-    let mut sep_bytes: Vec<u8> = Vec::new();
+    // Segments with the separator before each. A run of whole-segment `**` collapses into one
+    // (`**/**` is `**`: zero or more whole segments), keeping the separator before the first.
+    let mut segs: Vec<(Option<u8>, &[u8])> = Vec::new();
     let mut start = 0;
+    let mut before = None;
     for (i, &b) in p.iter().enumerate() {
         if seps.contains(b) {
-            segs.push(&p[start..i]);
-            sep_bytes.push(b);
+            push_segment(&mut segs, before, &p[start..i]);
+            before = Some(b);
             start = i + 1;
         }
     }
-    segs.push(&p[start..]);
+    push_segment(&mut segs, before, &p[start..]);
     // SEMANTICS 4, read recursively: `P s ** s Q` is `P s Q` or `P s <anything> s Q`, so a
     // whole-segment `**` followed by another segment is the optional group `(<anything> s)?`
     // after its preceding separator; a trailing one is `(s <anything>)?`, or `<anything>` when
     // nothing precedes it.
     let mut out = Vec::with_capacity(p.len() + 4);
     let mut sep_consumed = false; // the separator before the current segment is already emitted
-    for (i, seg) in segs.iter().enumerate() {
-        let pending_sep = (i > 0 && !sep_consumed).then(|| sep_bytes[i - 1]);
+    for (i, &(sep_before, seg)) in segs.iter().enumerate() {
+        let pending_sep = sep_before.filter(|_| !sep_consumed);
         sep_consumed = false;
-        if *seg == b"**" {
-            if i + 1 < segs.len() {
+        if seg == b"**" {
+            if let Some(&(Some(next_sep), _)) = segs.get(i + 1) {
                 out.extend(pending_sep.map(Elem::Byte));
-                out.extend([Elem::Group, Elem::LoopAny, Elem::Byte(sep_bytes[i])]);
+                out.extend([Elem::Group, Elem::LoopAny, Elem::Byte(next_sep)]);
                 sep_consumed = true;
             } else if let Some(s) = pending_sep {
                 out.extend([Elem::Group, Elem::Byte(s), Elem::LoopAny]);
@@ -234,6 +236,13 @@ pub(crate) fn elements(p: &[u8], seps: Separators) -> Vec<Elem> {
         }
     }
     out
+}
+
+fn push_segment<'a>(segs: &mut Vec<(Option<u8>, &'a [u8])>, before: Option<u8>, seg: &'a [u8]) {
+    if seg == b"**" && segs.last().is_some_and(|l| l.1 == b"**") {
+        return;
+    }
+    segs.push((before, seg));
 }
 
 #[cfg(test)]

@@ -47,6 +47,9 @@ fn whole_segment_globstar() {
     assert!(m(k, "**", ""));
     assert!(m(k, "**", "/any/thing"));
     assert!(m(k, "**/**", "x/y"));
+    assert!(m(k, "/x/**/**", "/x"));
+    assert!(m(k, "/a/**/**/b", "/a/b"));
+    assert!(m(K::ToolCall, "a.**.**", "a"));
     assert!(m(K::ToolCall, "mcp.**", "mcp"));
     assert!(m(K::ToolCall, "mcp.**", "mcp.github/issues.list"));
 }
