@@ -219,7 +219,9 @@ enum LkStatus lk_validate_expires_at(const char *value, const char *now);
 // Creates a guard for `lease` on the system clock. `constraints_json` may be NULL or
 // `{"expires_at": "..."}`; `options_json` may be NULL or
 // `{"grace_millis": 0, "allow_any_model": false}`. The lease is copied (the handle may
-// be freed afterwards). Writes the new guard to `*out`.
+// be freed afterwards). The constraints are not checked against the current time here
+// (an already expired guard answers `LK_LEASE_EXPIRED`); check them at submit with
+// `lk_validate_lease_constraints`. Writes the new guard to `*out`.
 //
 // # Safety
 // `lease` is a live handle; `constraints_json` and `options_json` are NULL or

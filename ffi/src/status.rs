@@ -2,6 +2,7 @@
 //! `conformance/error-codes.json`.
 
 use std::ffi::c_char;
+use std::panic::catch_unwind;
 
 use leasekit::ErrorCode;
 
@@ -94,21 +95,27 @@ const NAMES: [&std::ffi::CStr; 16] = [
 /// not free it.
 #[unsafe(no_mangle)]
 pub extern "C" fn lk_status_name(status: i32) -> *const c_char {
-    usize::try_from(status)
-        .ok()
-        .and_then(|i| NAMES.get(i))
-        .map_or(std::ptr::null(), |name| name.as_ptr())
+    catch_unwind(|| {
+        usize::try_from(status)
+            .ok()
+            .and_then(|i| NAMES.get(i))
+            .map_or(std::ptr::null(), |name| name.as_ptr())
+    })
+    .unwrap_or(std::ptr::null())
 }
 
 /// Whether an error with this status may succeed when retried (`TIMEOUT`,
 /// `HEARTBEAT_LOST`, `INTERNAL_ERROR`). False for `LK_OK` and unknown values.
 #[unsafe(no_mangle)]
 pub extern "C" fn lk_status_retryable(status: i32) -> bool {
-    usize::try_from(status)
-        .ok()
-        .and_then(|i| i.checked_sub(1))
-        .and_then(|i| ErrorCode::ALL.get(i))
-        .is_some_and(|code| code.retryable())
+    catch_unwind(|| {
+        usize::try_from(status)
+            .ok()
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| ErrorCode::ALL.get(i))
+            .is_some_and(|code| code.retryable())
+    })
+    .unwrap_or(false)
 }
 
 /// The number of ARCP error codes (15); valid error statuses are 1..=lk_error_code_count().
