@@ -29,6 +29,7 @@ pub(crate) fn canonicalize_for(kind: CapabilityKind, target: &str) -> Result<Cow
     }
     match kind {
         CapabilityKind::FsRead | CapabilityKind::FsWrite => canonical_path(target),
+        CapabilityKind::NetFetch if is_canonical_url(target) => Ok(Cow::Borrowed(target)),
         CapabilityKind::NetFetch => canonical_url(target).map(Cow::Owned),
         CapabilityKind::CostBudget => Err(Error::invalid("cost.budget is not a target capability")),
         _ => Ok(Cow::Borrowed(target)),
@@ -87,6 +88,73 @@ pub(crate) fn split_scheme(t: &str) -> Option<(String, &str)> {
         return None;
     }
     Some((scheme.to_ascii_lowercase(), &t[idx + 3..]))
+}
+
+/// A conservative single-pass check that `t` is already canonical: lower-case scheme and
+/// reg-name host, no userinfo, no trailing dot, a port only when it is not the default and has
+/// no leading zero, a non-empty path without `%`, empty or dot segments, and no fragment.
+/// `false` just means "take the full path" ([`canonical_url`]).
+fn is_canonical_url(t: &str) -> bool {
+    let b = t.as_bytes();
+    let Some(sep) = t.find("://") else {
+        return false;
+    };
+    let scheme = &b[..sep];
+    if scheme.is_empty()
+        || !scheme[0].is_ascii_lowercase()
+        || !scheme.iter().all(|c| {
+            c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.')
+        })
+    {
+        return false;
+    }
+    let rest = &b[sep + 3..];
+    let Some(path_start) = rest.iter().position(|&c| c == b'/') else {
+        return false;
+    };
+    let authority = &rest[..path_start];
+    let (host, port) = match authority.iter().position(|&c| c == b':') {
+        Some(i) => (&authority[..i], Some(&authority[i + 1..])),
+        None => (authority, None),
+    };
+    if host.is_empty()
+        || host.ends_with(b".")
+        || !host
+            .iter()
+            .all(|&c| is_reg_name_byte(c) && !c.is_ascii_uppercase())
+    {
+        return false;
+    }
+    if let Some(p) = port {
+        let default: &[u8] = match scheme {
+            b"http" | b"ws" => b"80",
+            b"https" | b"wss" => b"443",
+            _ => b"",
+        };
+        if p.is_empty()
+            || p.len() > 5
+            || p[0] == b'0'
+            || !p.iter().all(u8::is_ascii_digit)
+            || p == default
+            || (p.len() == 5 && p > b"65535".as_slice())
+        {
+            return false;
+        }
+    }
+    let tail = &rest[path_start..];
+    let path_end = tail
+        .iter()
+        .position(|&c| c == b'?' || c == b'#')
+        .unwrap_or(tail.len());
+    if tail[path_end..].contains(&b'#') {
+        return false;
+    }
+    let path = &tail[..path_end];
+    !path.contains(&b'%')
+        && !path.windows(2).any(|w| w == b"//")
+        && !path
+            .split(|&c| c == b'/')
+            .any(|seg| seg == b"." || seg == b"..")
 }
 
 fn canonical_url(t: &str) -> Result<String> {
@@ -386,6 +454,39 @@ mod tests {
         ] {
             assert!(canonicalize_target("net.fetch", bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn fast_path_agrees_with_full_canonicalization() {
+        for t in [
+            "https://api.example.com/v1/users/42",
+            "https://api.example.com/",
+            "https://api.example.com/a/",
+            "https://api.example.com:8443/x?q=1",
+            "https://api.example.com/x?q=/../#",
+            "https://api.example.com//x",
+            "https://api.example.com/x//",
+            "https://api.example.com/./x",
+            "https://api.example.com/x/..",
+            "https://api.example.com:443/",
+            "https://api.example.com:0443/",
+            "https://api.example.com:99999/",
+            "https://API.example.com/",
+            "https://api.example.com./",
+            "https://u@h/",
+            "https://h/%41",
+            "https://h/a#f",
+            "HTTPS://h/",
+            "https://h",
+            "https://h?x",
+            "s3://bucket/key",
+        ] {
+            if is_canonical_url(t) {
+                assert_eq!(canonical_url(t).unwrap(), t, "{t}");
+            }
+        }
+        assert!(is_canonical_url("https://api.example.com/v1/users/42"));
+        assert!(is_canonical_url("https://api.example.com/a/"));
     }
 
     #[test]

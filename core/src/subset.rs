@@ -178,7 +178,7 @@ pub(crate) fn included(child: &Pattern, parents: &[&Pattern]) -> Inclusion {
         .copied()
         .filter(|p| cp.starts_with(p.prefix()) || p.prefix().starts_with(cp))
         .collect();
-    Product::new(child, &candidates).explore()
+    Product::new(child, &candidates).explore(cp)
 }
 
 /// The product automaton of one child and the union of its candidate parents.
@@ -282,19 +282,36 @@ impl Product {
         Some(out)
     }
 
-    fn explore(&self) -> Inclusion {
+    /// Explores from the state after the child's literal prefix (every child string starts
+    /// with it, so there is nothing to branch on before it).
+    fn explore(&self, prefix: &[u8]) -> Inclusion {
         let mut start = vec![0u64; self.width];
-        for i in 0..=self.parents.len() {
-            let nfa = self.nfa(i);
-            let mut tmp = vec![0u64; nfa.words()];
-            nfa.start_at(0, &mut tmp);
-            start[self.offsets[i]..self.offsets[i] + nfa.words()].copy_from_slice(&tmp);
+        let mut tmp = vec![0u64; self.child.words()];
+        self.child.start_at(prefix.len(), &mut tmp);
+        start[..self.child.words()].copy_from_slice(&tmp);
+        for k in 0..self.parents.len() {
+            let nfa = &self.parents[k];
+            let mut cur = vec![0u64; nfa.words()];
+            let mut next = vec![0u64; nfa.words()];
+            nfa.start_at(0, &mut cur);
+            let mut alive = true;
+            for &b in prefix {
+                alive = nfa.step(&cur, b, &mut next);
+                std::mem::swap(&mut cur, &mut next);
+                if !alive {
+                    break;
+                }
+            }
+            if alive {
+                start[self.offsets[k + 1]..self.offsets[k + 1] + nfa.words()].copy_from_slice(&cur);
+            }
         }
+        let prefix_text = String::from_utf8_lossy(prefix).into_owned();
         if self.covered(&start) {
             return Inclusion::Included;
         }
         if self.is_counterexample(&start) {
-            return Inclusion::Witness(String::new());
+            return Inclusion::Witness(prefix_text);
         }
         let mut seen: HashMap<Vec<u64>, u32> = HashMap::new();
         let mut trail: Vec<(u32, char)> = vec![(u32::MAX, '\0')];
@@ -312,7 +329,7 @@ impl Product {
                 let id = states.len() as u32;
                 trail.push((idx, c));
                 if self.is_counterexample(&next) {
-                    return Inclusion::Witness(witness(&trail, id));
+                    return Inclusion::Witness(prefix_text + &witness(&trail, id));
                 }
                 if states.len() >= MAX_EXPLORED_STATES {
                     return Inclusion::Undecided;

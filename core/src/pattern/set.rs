@@ -1,12 +1,14 @@
 //! The compiled patterns of one capability, indexed so that matching a target does not cost
-//! one automaton run per pattern: literal patterns sit in a hash set, the others in a byte trie
-//! keyed by their literal prefix, so only patterns whose prefix starts the target are tried.
+//! one automaton run per pattern: literal patterns sit in a hash set, the others in a radix
+//! trie keyed by their literal prefix, so only patterns whose prefix starts the target are
+//! tried. Cost grows with the target's length, not with the number of patterns.
 
 use super::Pattern;
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
-/// Below this many patterns a linear scan beats the index.
-const LINEAR_LIMIT: usize = 8;
+/// Up to this many patterns a linear scan (each a prefix compare first) beats the index.
+const LINEAR_LIMIT: usize = 16;
 
 /// The compiled pattern list of one capability.
 #[derive(Clone, Debug, Default)]
@@ -17,14 +19,14 @@ pub(crate) struct PatternSet {
 
 #[derive(Clone, Debug, Default)]
 struct Index {
-    literals: HashSet<Box<str>>,
+    literals: HashSet<Box<str>, BuildHasherDefault<Fnv>>,
     nodes: Vec<Node>,
 }
 
 #[derive(Clone, Debug, Default)]
 struct Node {
-    /// Sorted by byte.
-    edges: Vec<(u8, u32)>,
+    /// Edge labels (non-empty byte strings with distinct first bytes), sorted by first byte.
+    edges: Vec<(Box<[u8]>, u32)>,
     /// Non-literal patterns whose literal prefix ends here.
     patterns: Vec<u32>,
 }
@@ -40,6 +42,7 @@ impl PatternSet {
     }
 
     /// Whether some pattern matches the canonical target.
+    #[inline]
     pub(crate) fn matches(&self, target: &str) -> bool {
         match &self.index {
             None => self.patterns.iter().any(|p| p.matches(target)),
@@ -50,38 +53,66 @@ impl PatternSet {
 
 impl Index {
     fn build(patterns: &[Pattern]) -> Index {
-        let mut ix = Index {
-            literals: HashSet::new(),
-            nodes: vec![Node::default()],
-        };
+        // A plain byte trie first, then chains of single-child, pattern-free nodes are merged
+        // into multi-byte edge labels.
+        let mut trie: Vec<(Vec<(u8, usize)>, Vec<u32>)> = vec![(Vec::new(), Vec::new())];
+        let mut literals = HashSet::default();
         for (i, p) in patterns.iter().enumerate() {
             if p.is_literal() {
-                ix.literals.insert(p.as_str().into());
+                literals.insert(p.as_str().into());
                 continue;
             }
-            let mut node = 0usize;
+            let mut node = 0;
             for &b in p.prefix() {
-                node = match ix.nodes[node].edges.binary_search_by_key(&b, |e| e.0) {
-                    Ok(k) => ix.nodes[node].edges[k].1 as usize,
-                    Err(k) => {
-                        let id = ix.nodes.len();
-                        ix.nodes.push(Node::default());
-                        ix.nodes[node].edges.insert(k, (b, id as u32));
+                node = match trie[node].0.iter().find(|e| e.0 == b) {
+                    Some(e) => e.1,
+                    None => {
+                        trie.push((Vec::new(), Vec::new()));
+                        let id = trie.len() - 1;
+                        trie[node].0.push((b, id));
                         id
                     }
                 };
             }
-            ix.nodes[node].patterns.push(i as u32);
+            trie[node].1.push(i as u32);
         }
+        let mut ix = Index {
+            literals,
+            nodes: Vec::new(),
+        };
+        ix.compress(&trie, 0);
         ix
+    }
+
+    /// Copies trie node `at` (and below) into `self.nodes`, merging chains; returns its id.
+    fn compress(&mut self, trie: &[(Vec<(u8, usize)>, Vec<u32>)], at: usize) -> u32 {
+        let id = self.nodes.len();
+        self.nodes.push(Node {
+            edges: Vec::new(),
+            patterns: trie[at].1.clone(),
+        });
+        let mut edges = Vec::new();
+        for &(b, mut child) in &trie[at].0 {
+            let mut label = vec![b];
+            while trie[child].1.is_empty() && trie[child].0.len() == 1 {
+                let (nb, next) = trie[child].0[0];
+                label.push(nb);
+                child = next;
+            }
+            let cid = self.compress(trie, child);
+            edges.push((label.into_boxed_slice(), cid));
+        }
+        edges.sort_by_key(|e| e.0[0]);
+        self.nodes[id].edges = edges;
+        id as u32
     }
 
     fn matches(&self, patterns: &[Pattern], target: &str) -> bool {
         if self.literals.contains(target) {
             return true;
         }
-        let mut node = 0usize;
         let bytes = target.as_bytes();
+        let mut node = 0usize;
         let mut depth = 0;
         loop {
             let n = &self.nodes[node];
@@ -94,11 +125,39 @@ impl Index {
             let Some(&b) = bytes.get(depth) else {
                 return false;
             };
-            match n.edges.binary_search_by_key(&b, |e| e.0) {
-                Ok(k) => node = n.edges[k].1 as usize,
-                Err(_) => return false,
+            let Ok(k) = n.edges.binary_search_by_key(&b, |e| e.0[0]) else {
+                return false;
+            };
+            let (label, child) = &n.edges[k];
+            if !bytes[depth..].starts_with(label) {
+                return false;
             }
-            depth += 1;
+            depth += label.len();
+            node = *child as usize;
         }
+    }
+}
+
+/// FNV-1a: a fast hash for short keys (pattern text is not attacker-chosen at lookup time in a
+/// way that matters: a collision only costs a string compare).
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
     }
 }
