@@ -86,7 +86,12 @@ pub const DIRECTIVES: &[DirectiveInfo] = &[
 
 /// Looks up a directive by its exact (upper-case) name.
 pub fn directive_info(name: &str) -> Option<&'static DirectiveInfo> {
-    DIRECTIVES.iter().find(|d| d.name == name)
+    if name.len() > 11 || !name.as_bytes().first().is_some_and(u8::is_ascii_uppercase) {
+        return None;
+    }
+    DIRECTIVES
+        .iter()
+        .find(|d| d.name.len() == name.len() && d.name == name)
 }
 
 /// Keywords that only exist in the later Dockerfile-shaped grammar (draft.5+ / v1).

@@ -3,8 +3,6 @@
 //! Runs in one pass, linear in the input, and never panics: every problem becomes a
 //! [`Diagnostic`].
 
-use std::collections::HashMap;
-
 use sha2::{Digest, Sha256};
 
 use super::ParseOptions;
@@ -36,7 +34,8 @@ struct Parser<'t> {
     directives: Vec<Directive>,
     creds: Vec<super::ast::Cred>,
     diags: Vec<Diagnostic>,
-    seen_single: HashMap<&'static str, usize>,
+    seen_single: Vec<(&'static str, usize)>,
+    toks: Vec<Tok<'t>>,
     open: Option<OpenBlock>,
     newer: Option<NewerSignal>,
 }
@@ -50,7 +49,8 @@ pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Agentfile {
         directives: Vec::new(),
         creds: Vec::new(),
         diags: Vec::new(),
-        seen_single: HashMap::new(),
+        seen_single: Vec::new(),
+        toks: Vec::new(),
         open: None,
         newer: None,
     };
@@ -96,14 +96,17 @@ pub(crate) fn strip_inline_comment(line: &str) -> &str {
     line
 }
 
-/// Splits on spaces and tabs, keeping 1-based character columns.
-fn tokenize(content: &str) -> Vec<Tok<'_>> {
-    let mut toks = Vec::new();
+/// Splits on spaces and tabs into `toks`, keeping 1-based character columns.
+fn tokenize_into<'a>(content: &'a str, toks: &mut Vec<Tok<'a>>) {
+    toks.clear();
     let mut col = 0usize;
     let mut start: Option<(usize, usize)> = None;
-    for (i, c) in content.char_indices() {
-        col += 1;
-        if c == ' ' || c == '\t' {
+    for (i, &b) in content.as_bytes().iter().enumerate() {
+        // Count characters: every byte that is not a UTF-8 continuation byte starts one.
+        if b & 0xC0 != 0x80 {
+            col += 1;
+        }
+        if b == b' ' || b == b'\t' {
             if let Some((s, sc)) = start.take() {
                 toks.push(Tok {
                     s: &content[s..i],
@@ -120,6 +123,12 @@ fn tokenize(content: &str) -> Vec<Tok<'_>> {
             col: sc,
         });
     }
+}
+
+#[cfg(test)]
+fn tokenize(content: &str) -> Vec<Tok<'_>> {
+    let mut toks = Vec::new();
+    tokenize_into(content, &mut toks);
     toks
 }
 
@@ -174,7 +183,21 @@ impl<'t> Parser<'t> {
             return;
         }
         let content = strip_inline_comment(line);
-        let toks = tokenize(content);
+        let mut toks = std::mem::take(&mut self.toks);
+        tokenize_into(content, &mut toks);
+        self.tokens(no, start, line, content, &toks, next);
+        self.toks = toks;
+    }
+
+    fn tokens(
+        &mut self,
+        no: usize,
+        start: usize,
+        line: &str,
+        content: &str,
+        toks: &[Tok<'_>],
+        next: usize,
+    ) {
         let Some(first) = toks.first() else { return };
         let name = first.s;
         let col = first.col;
@@ -193,7 +216,7 @@ impl<'t> Parser<'t> {
             return;
         }
         if let Some(info) = directive_info(name) {
-            self.directive(info.name, info.single, no, col, span, content, &toks, next);
+            self.directive(info.name, info.single, no, col, span, content, toks, next);
             return;
         }
         if name.len() > 2 && name.starts_with("X-") {
@@ -282,11 +305,11 @@ impl<'t> Parser<'t> {
         next: usize,
     ) {
         if single {
-            if let Some(first) = self.seen_single.get(name) {
+            if let Some((_, first)) = self.seen_single.iter().find(|(n, _)| *n == name) {
                 let msg = format!("`{name}` may appear only once (first at line {first})");
                 self.error(codes::DUPLICATE_DIRECTIVE, no, col, msg);
             } else {
-                self.seen_single.insert(name, no);
+                self.seen_single.push((name, no));
             }
         }
         let args = &toks[1..];

@@ -23,6 +23,9 @@ struct Index {
     nodes: Vec<Node>,
 }
 
+/// A plain byte trie node under construction: (edges by byte, patterns ending here).
+type TrieNode = (Vec<(u8, usize)>, Vec<u32>);
+
 #[derive(Clone, Debug, Default)]
 struct Node {
     /// Edge labels (non-empty byte strings with distinct first bytes), sorted by first byte.
@@ -55,7 +58,7 @@ impl Index {
     fn build(patterns: &[Pattern]) -> Index {
         // A plain byte trie first, then chains of single-child, pattern-free nodes are merged
         // into multi-byte edge labels.
-        let mut trie: Vec<(Vec<(u8, usize)>, Vec<u32>)> = vec![(Vec::new(), Vec::new())];
+        let mut trie: Vec<TrieNode> = vec![(Vec::new(), Vec::new())];
         let mut literals = HashSet::default();
         for (i, p) in patterns.iter().enumerate() {
             if p.is_literal() {
@@ -85,7 +88,7 @@ impl Index {
     }
 
     /// Copies trie node `at` (and below) into `self.nodes`, merging chains; returns its id.
-    fn compress(&mut self, trie: &[(Vec<(u8, usize)>, Vec<u32>)], at: usize) -> u32 {
+    fn compress(&mut self, trie: &[TrieNode], at: usize) -> u32 {
         let id = self.nodes.len();
         self.nodes.push(Node {
             edges: Vec::new(),
