@@ -5,7 +5,8 @@
  * Conventions (every function):
  *  - returns an LkStatus: LK_OK (0) or the ARCP error code of the failure;
  *  - on failure the error {code, message, retryable, details} is available as JSON from
- *    lk_last_error_json() on the same thread until the next leasekit call on that thread;
+ *    lk_last_error_json() on the same thread until the next leasekit call on that thread
+ *    (the lk_last_error_* and lk_status_* functions leave it in place);
  *  - strings passed in are NUL-terminated UTF-8 (a NULL or invalid UTF-8 argument gives
  *    LK_INVALID_REQUEST); decimals are strings such as "2.50", never floating point;
  *  - strings returned through `char **` out-parameters are owned by the caller and freed
