@@ -186,3 +186,10 @@ fn index_agrees_with_linear_scan() {
         assert_eq!(set.matches(t), compiled.iter().any(|p| p.matches(t)), "{t}");
     }
 }
+
+#[test]
+fn mixed_separator_globstar_runs_keep_outer_separators() {
+    assert!(m(K::ToolCall, "a.**/**.b", "a.b"));
+    assert!(m(K::ToolCall, "a.**/**.b", "a.x/y.b"));
+    assert!(!m(K::ToolCall, "a.**/**.b", "a/b"));
+}
