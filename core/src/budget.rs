@@ -53,6 +53,26 @@ pub fn parse_amount(text: &str) -> Result<Decimal> {
     Decimal::try_from_i128_with_scale(mantissa, frac.len() as u32).map_err(|_| bad("out of range"))
 }
 
+/// Parses a signed decimal `-?[0-9]+(\.[0-9]+)?` without the AMOUNT bounds (up to what the
+/// decimal type holds): for remaining amounts (which may be negative after an overspend),
+/// sums, and comparing decimals given as text in tests and bindings.
+pub fn parse_decimal(text: &str) -> Result<Decimal> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let well_formed = match digits.split_once('.') {
+        Some((i, f)) => {
+            !i.is_empty()
+                && !f.is_empty()
+                && (i.bytes().chain(f.bytes())).all(|b| b.is_ascii_digit())
+        }
+        None => !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()),
+    };
+    if !well_formed {
+        return Err(Error::invalid(format!("invalid decimal {text:?}")));
+    }
+    Decimal::from_str_exact(text)
+        .map_err(|_| Error::invalid(format!("decimal {text:?} is out of range")))
+}
+
 /// Converts a binary float (a JavaScript number) through its shortest decimal form, then
 /// applies the AMOUNT rules: `0.3` is `0.3`; NaN, infinities and negatives are `INVALID_REQUEST`.
 pub fn amount_from_f64(value: f64) -> Result<Decimal> {
@@ -176,6 +196,18 @@ mod tests {
             "١",
         ] {
             assert!(parse_amount(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn signed_decimals() {
+        assert_eq!(parse_decimal("-1.50").unwrap(), d("-1.5"));
+        assert_eq!(
+            parse_decimal("1234567890123456789.5").unwrap(),
+            d("1234567890123456789.5")
+        );
+        for bad in ["", "-", "+1", "1e3", ".5", "5.", "--1", "1 "] {
+            assert!(parse_decimal(bad).is_err(), "{bad}");
         }
     }
 

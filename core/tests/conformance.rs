@@ -137,7 +137,7 @@ fn subset(input: &Value) -> Result<bool> {
     let remaining = match input.get("parent_remaining") {
         Some(Value::Object(m)) => Some(
             m.iter()
-                .map(|(k, v)| Ok((k.clone(), parse_amount(v.as_str().unwrap_or("invalid"))?)))
+                .map(|(k, v)| Ok((k.clone(), parse_decimal(v.as_str().unwrap_or("invalid"))?)))
                 .collect::<Result<BTreeMap<_, _>>>()?,
         ),
         _ => None,
