@@ -39,17 +39,10 @@ pub(crate) fn constraints(text: Option<&str>) -> Result<LeaseConstraints> {
     }
 }
 
-/// A decimal string `-?[0-9]+(\.[0-9]+)?` (remaining amounts can be negative and sums
-/// can exceed the 15 integer digits of a single AMOUNT), parsed exactly.
+/// A signed decimal string (remaining amounts can be negative and sums can exceed the 15
+/// integer digits of a single AMOUNT), parsed exactly by the core.
 pub(crate) fn decimal(text: &str) -> Result<Decimal> {
-    let digits = text.strip_prefix('-').unwrap_or(text);
-    let (int, frac) = digits.split_once('.').unwrap_or((digits, "1"));
-    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if !all_digits(int) || !all_digits(frac) {
-        return Err(invalid(format!("{text:?} is not a decimal number")));
-    }
-    Decimal::from_str_exact(text)
-        .map_err(|e| invalid(format!("{text:?} is not an exact decimal: {e}")))
+    leasekit::parse_decimal(text)
 }
 
 /// `{currency: "decimal"}` into a map of decimals.
