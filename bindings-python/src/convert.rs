@@ -15,6 +15,7 @@ static DECIMAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static TIMEDELTA: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static EPOCH: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static FORMAT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 fn decimal_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     DECIMAL.import(py, "decimal", "Decimal")
@@ -150,9 +151,8 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 
 /// `format(d, 'f')`: the exact plain-notation text of a `decimal.Decimal`.
 fn decimal_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    let py = obj.py();
-    let builtins = py.import("builtins")?;
-    builtins.getattr("format")?.call1((obj, "f"))?.extract()
+    let format = FORMAT.import(obj.py(), "builtins", "format")?;
+    format.call1((obj, "f"))?.extract()
 }
 
 /// The exact text of an amount given as `str`, `decimal.Decimal` or `int` (floats are refused:
@@ -200,7 +200,8 @@ pub fn budget_to_py<'py>(
     Ok(dict)
 }
 
-/// `{currency: amount}` (amounts as `Decimal`, `str` or `int`) to a core budget map.
+/// `{currency: amount}` (amounts as `Decimal`, `str` or `int`; signed, since a remaining
+/// amount may be negative after an overspend) to a core budget map.
 pub fn budget_from_py(obj: &Bound<'_, PyAny>) -> PyResult<BTreeMap<String, Decimal>> {
     let py = obj.py();
     let dict = obj
@@ -211,7 +212,8 @@ pub fn budget_from_py(obj: &Bound<'_, PyAny>) -> PyResult<BTreeMap<String, Decim
         let cur: String = k
             .extract()
             .map_err(|_| bad(py, "budget currencies must be str".into()))?;
-        out.insert(cur, amount_from_py(&v)?);
+        let text = amount_text(&v)?;
+        out.insert(cur, crate::errors::attached(py, || leasekit::parse_decimal(&text))?);
     }
     Ok(out)
 }

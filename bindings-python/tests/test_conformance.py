@@ -8,7 +8,7 @@ import os
 import pathlib
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 import pytest
 
@@ -32,12 +32,8 @@ def _load() -> List[Any]:
     return params
 
 
-VECTORS = _load()
-
-
-def test_vectors_found() -> None:
-    """A runner that runs nothing proves nothing: the directory must hold vectors."""
-    assert VECTORS, f"no vectors in {_vector_dir()}"
+# A runner that runs nothing proves nothing: an empty directory yields one failing case.
+VECTORS = _load() or [pytest.param(None, id="no-vectors")]
 
 
 # ---------------------------------------------------------------- building inputs
@@ -50,8 +46,15 @@ def _lease(value: Any) -> lk.Lease:
     return lk.Lease.from_json(json.dumps(value))
 
 
-def _decimals(m: Dict[str, str]) -> Dict[str, Decimal]:
-    return {k: Decimal(v) for k, v in m.items()}
+def _remaining(m: Dict[str, Any]) -> Dict[str, Any]:
+    """Decimal strings go in as Decimal (the type users pass); anything else is handed over
+    unchanged for the binding to reject."""
+    return {k: Decimal(v) if isinstance(v, str) and _is_plain_decimal(v) else v for k, v in m.items()}
+
+
+def _is_plain_decimal(text: str) -> bool:
+    body = text[1:] if text.startswith("-") else text
+    return body.replace(".", "", 1).isdigit() and not body.startswith(".") and not body.endswith(".")
 
 
 # ---------------------------------------------------------------- ops
@@ -83,7 +86,7 @@ def op_subset(inp: Dict[str, Any]) -> Any:
     return lk.is_lease_subset(
         _lease(inp["child"]),
         _lease(inp["parent"]),
-        parent_remaining=_decimals(remaining) if remaining is not None else None,
+        parent_remaining=_remaining(remaining) if remaining is not None else None,
         child_constraints=inp.get("child_constraints"),
         parent_constraints=inp.get("parent_constraints"),
     )
@@ -117,11 +120,12 @@ def _step(guard: lk.LeaseGuard, clock: lk.ManualClock, step: Dict[str, Any]) -> 
             return "ok"
         if "reserve" in step:
             cur, amount = step["reserve"]
-            guard.reserve(cur, Decimal(amount))
+            guard.reserve(cur, amount)
             return "ok"
         if "metric" in step:
             m = step["metric"]
-            emitted = guard.record_metric(m["name"], m["value"], m["unit"])
+            value = m["value"] if isinstance(m["value"], str) else json.dumps(m["value"])
+            emitted = guard.record_metric(m["name"], value, m["unit"])
             return {
                 "remaining": guard.remaining(),
                 "emitted": [e.to_dict() for e in emitted],
@@ -231,8 +235,9 @@ def _is_error(expect: Any) -> bool:
 
 
 @pytest.mark.parametrize("vector", VECTORS)
-def test_vector(vector: Dict[str, Any]) -> None:
+def test_vector(vector: Optional[Dict[str, Any]]) -> None:
     """Run one vector; an error expectation passes only with that exact code."""
+    assert vector is not None, f"no vectors in {_vector_dir()}"
     op, inp, expect = vector["op"], vector["input"], vector["expect"]
     run = OPS.get(op)
     assert run is not None, f"unknown op {op!r}"
