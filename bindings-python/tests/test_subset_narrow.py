@@ -69,3 +69,11 @@ def test_narrow_lease() -> None:
     assert {r["capability"] for r in n.reductions} >= {"net.fetch", "fs.read"}
     assert lk.is_lease_subset(n.lease, {"fs.read": ["/data/public/**"], "cost.budget": ["USD:3"]})
     assert "Narrowed(" in repr(n)
+
+
+def test_parent_remaining_may_be_negative_after_overspend() -> None:
+    parent = {"cost.budget": ["USD:5"]}
+    assert not lk.is_lease_subset({"cost.budget": ["USD:0.01"]}, parent, parent_remaining={"USD": "-0.5"})
+    assert lk.is_lease_subset({"fs.read": []}, {"fs.read": [], **parent}, parent_remaining={"USD": Decimal("-0.5")})
+    with pytest.raises(lk.InvalidRequest):
+        lk.is_lease_subset({}, parent, parent_remaining={"USD": "lots"})
