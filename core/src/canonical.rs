@@ -90,42 +90,69 @@ pub(crate) fn split_scheme(t: &str) -> Option<(String, &str)> {
     Some((scheme.to_ascii_lowercase(), &t[idx + 3..]))
 }
 
+/// Bytes allowed in an already-canonical host: lower-case reg-name bytes.
+const CANONICAL_HOST: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_lowercase()
+            || c.is_ascii_digit()
+            || matches!(
+                c,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+            );
+        b += 1;
+    }
+    t
+};
+
 /// A conservative single-pass check that `t` is already canonical: lower-case scheme and
-/// reg-name host, no userinfo, no trailing dot, a port only when it is not the default and has
-/// no leading zero, a non-empty path without `%`, empty or dot segments, and no fragment.
-/// `false` just means "take the full path" ([`canonical_url`]).
+/// reg-name host without a trailing dot, no userinfo, a port only when it is not the default
+/// and has no leading zero, a non-empty path without `%`, `//` or dot segments, and no
+/// fragment. `false` just means "take the full path" ([`canonical_url`]).
 fn is_canonical_url(t: &str) -> bool {
     let b = t.as_bytes();
-    let Some(sep) = t.find("://") else {
-        return false;
-    };
-    let scheme = &b[..sep];
-    if scheme.is_empty()
-        || !scheme[0].is_ascii_lowercase()
-        || !scheme.iter().all(|c| {
-            c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.')
-        })
+    let n = b.len();
+    let mut i = 0;
+    while i < n
+        && (b[i].is_ascii_lowercase()
+            || (i > 0 && (b[i].is_ascii_digit() || matches!(b[i], b'+' | b'-' | b'.'))))
     {
+        i += 1;
+    }
+    if i == 0 || !b[i..].starts_with(b"://") {
         return false;
     }
-    let rest = &b[sep + 3..];
-    let Some(path_start) = rest.iter().position(|&c| c == b'/') else {
-        return false;
-    };
-    let authority = &rest[..path_start];
-    let (host, port) = match authority.iter().position(|&c| c == b':') {
-        Some(i) => (&authority[..i], Some(&authority[i + 1..])),
-        None => (authority, None),
-    };
-    if host.is_empty()
-        || host.ends_with(b".")
-        || !host
-            .iter()
-            .all(|&c| is_reg_name_byte(c) && !c.is_ascii_uppercase())
-    {
+    let scheme = &b[..i];
+    i += 3;
+    let host_start = i;
+    while i < n && CANONICAL_HOST[b[i] as usize] {
+        i += 1;
+    }
+    if i == host_start || b[i - 1] == b'.' {
         return false;
     }
-    if let Some(p) = port {
+    if i < n && b[i] == b':' {
+        let port_start = i + 1;
+        i = port_start;
+        while i < n && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let p = &b[port_start..i];
         let default: &[u8] = match scheme {
             b"http" | b"ws" => b"80",
             b"https" | b"wss" => b"443",
@@ -134,27 +161,38 @@ fn is_canonical_url(t: &str) -> bool {
         if p.is_empty()
             || p.len() > 5
             || p[0] == b'0'
-            || !p.iter().all(u8::is_ascii_digit)
             || p == default
             || (p.len() == 5 && p > b"65535".as_slice())
         {
             return false;
         }
     }
-    let tail = &rest[path_start..];
-    let path_end = tail
-        .iter()
-        .position(|&c| c == b'?' || c == b'#')
-        .unwrap_or(tail.len());
-    if tail[path_end..].contains(&b'#') {
+    if i >= n || b[i] != b'/' {
         return false;
     }
-    let path = &tail[..path_end];
-    !path.contains(&b'%')
-        && !path.windows(2).any(|w| w == b"//")
-        && !path
-            .split(|&c| c == b'/')
-            .any(|seg| seg == b"." || seg == b"..")
+    // Path: at each '/', the next segment must not be empty (unless it ends the path), "." or "..".
+    while i < n {
+        match b[i] {
+            b'/' => {
+                let seg_end = b[i + 1..]
+                    .iter()
+                    .position(|&c| matches!(c, b'/' | b'?' | b'#'))
+                    .map_or(n, |k| i + 1 + k);
+                let seg = &b[i + 1..seg_end];
+                if seg == b"."
+                    || seg == b".."
+                    || (seg.is_empty() && seg_end < n && b[seg_end] == b'/')
+                {
+                    return false;
+                }
+                i += 1;
+            }
+            b'%' | b'#' => return false,
+            b'?' => return !b[i..].contains(&b'#'),
+            _ => i += 1,
+        }
+    }
+    true
 }
 
 fn canonical_url(t: &str) -> Result<String> {
@@ -480,6 +518,19 @@ mod tests {
             "https://h",
             "https://h?x",
             "s3://bucket/key",
+            "https://h/a/.",
+            "https://h/a/..?x",
+            "https://h/?a#b",
+            "https://h:65535/",
+            "https://h:65536/",
+            "http://h:80/",
+            "https://h/.x/..x/x..",
+            "https://h/a//?x",
+            "https://h/a/?x//y",
+            "a1+b://h/",
+            "1a://h/",
+            "https://h./",
+            "https://h:/",
         ] {
             if is_canonical_url(t) {
                 assert_eq!(canonical_url(t).unwrap(), t, "{t}");
@@ -487,6 +538,10 @@ mod tests {
         }
         assert!(is_canonical_url("https://api.example.com/v1/users/42"));
         assert!(is_canonical_url("https://api.example.com/a/"));
+        assert!(is_canonical_url("https://h/.x/..x/x.."));
+        assert!(is_canonical_url("https://h/a/?x//y"));
+        assert!(!is_canonical_url("https://h/a//?x"));
+        assert!(!is_canonical_url("https://h/a/."));
     }
 
     #[test]
