@@ -1,1 +1,22 @@
-//! jvm binding (in progress).
+//! JNI library behind the leasekit Java API (`dev.leasekit`, see `../README.md`).
+//!
+//! Every exported function is a `static native` method of the package-private Java class
+//! `dev.leasekit.Native`. This crate only converts: Java strings to Rust strings, JSON text to
+//! core values and back, `(epochSecond, nano)` pairs to [`leasekit::Timestamp`], core errors and
+//! panics to typed Java exceptions. All lease logic lives in the `leasekit` core.
+//!
+//! * [`error`]: the error type of every native call and the policy that throws
+//!   `dev.leasekit.LeaseException` subclasses (panics become `INTERNAL_ERROR`).
+//! * [`convert`]: string, JSON, decimal and time conversions.
+//! * [`clock`]: the per-call clock through which Java's `java.time.Clock` reaches the core.
+//! * [`functions`]: the stateless calls (names, patterns, leases, subset, budgets, expiry,
+//!   narrowing).
+//! * [`guard`]: the `LeaseGuard` handle calls.
+//! * [`agentfile`]: the Agentfile check (parse, lint, derived lease).
+
+pub mod agentfile;
+pub mod clock;
+pub mod convert;
+pub mod error;
+pub mod functions;
+pub mod guard;

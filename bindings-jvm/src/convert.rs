@@ -1,0 +1,136 @@
+//! Conversions between Java values and core values. Nothing here decides anything about
+//! leases; malformed input becomes `INVALID_REQUEST`.
+
+use std::collections::BTreeMap;
+
+use jni::Env;
+use jni::objects::JString;
+use leasekit::{Decimal, Lease, LeaseConstraints, Metric, Timestamp, format_amount};
+use serde_json::{Map, Value};
+
+use crate::error::{BindResult, invalid};
+
+/// Reads a Java string argument; `null` is `INVALID_REQUEST` naming the argument.
+pub fn string_arg(env: &Env<'_>, value: &JString<'_>, what: &str) -> BindResult<String> {
+    if value.is_null() {
+        return Err(invalid(format!("{what} must not be null")));
+    }
+    Ok(value.try_to_string(env)?)
+}
+
+/// Reads an optional Java string argument (`null` -> `None`).
+pub fn optional_string_arg(env: &Env<'_>, value: &JString<'_>) -> BindResult<Option<String>> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    Ok(Some(value.try_to_string(env)?))
+}
+
+/// Makes a Java string.
+pub fn new_string<'local>(env: &mut Env<'local>, text: &str) -> BindResult<JString<'local>> {
+    Ok(JString::from_str(env, text)?)
+}
+
+/// The instant `epoch_second` + `nano` (as from `java.time.Instant`) as a core timestamp.
+pub fn timestamp(epoch_second: i64, nano: i32) -> BindResult<Timestamp> {
+    if !(0..1_000_000_000).contains(&nano) {
+        return Err(invalid(format!("nano-of-second {nano} is out of range")));
+    }
+    Ok(Timestamp::from_unix_nanos(
+        i128::from(epoch_second) * 1_000_000_000 + i128::from(nano),
+    ))
+}
+
+/// A timestamp as decimal nanoseconds since the epoch (Java turns it into an `Instant`).
+pub fn timestamp_text(t: Timestamp) -> String {
+    t.unix_nanos().to_string()
+}
+
+/// Parses JSON text handed in by Java.
+pub fn parse_json(text: &str, what: &str) -> BindResult<Value> {
+    serde_json::from_str(text).map_err(|e| invalid(format!("{what} is not valid JSON: {e}")))
+}
+
+/// Builds a lease from its JSON text (validated by the core).
+pub fn lease(text: &str) -> BindResult<Lease> {
+    Ok(Lease::from_json(text)?)
+}
+
+/// Builds constraints from JSON text; `None`, `null` and `{}` mean no constraint.
+pub fn constraints(text: Option<&str>) -> BindResult<LeaseConstraints> {
+    match text {
+        None => Ok(LeaseConstraints::from_value(&Value::Null)?),
+        Some(t) => Ok(LeaseConstraints::from_json(t)?),
+    }
+}
+
+/// Per-currency amounts as a JSON object of decimal strings.
+pub fn amounts_json(amounts: &BTreeMap<String, Decimal>) -> Value {
+    Value::Object(
+        amounts
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(format_amount(v))))
+            .collect::<Map<_, _>>(),
+    )
+}
+
+/// Reads a JSON object of decimal strings (`{"USD": "2.50"}`) with the core's AMOUNT syntax.
+pub fn amounts_from_json(v: &Value, what: &str) -> BindResult<BTreeMap<String, Decimal>> {
+    let Value::Object(map) = v else {
+        return Err(invalid(format!(
+            "{what} must be an object of decimal strings"
+        )));
+    };
+    let mut out = BTreeMap::new();
+    for (currency, amount) in map {
+        let Value::String(text) = amount else {
+            return Err(invalid(format!(
+                "{what}: the amount for {currency} must be a decimal string"
+            )));
+        };
+        out.insert(currency.clone(), leasekit::parse_amount(text)?);
+    }
+    Ok(out)
+}
+
+/// Emitted metrics as a JSON array of `{"name","value","unit"}` (value as a decimal string).
+pub fn metrics_json(metrics: &[Metric]) -> Value {
+    Value::Array(
+        metrics
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "name": m.name,
+                    "value": format_amount(&m.value),
+                    "unit": m.unit,
+                })
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_keep_nanoseconds_and_reject_bad_nanos() {
+        let t = timestamp(-1, 999_999_999).ok().map(Timestamp::unix_nanos);
+        assert_eq!(t, Some(-1));
+        assert!(timestamp(0, 1_000_000_000).is_err());
+        assert!(timestamp(0, -1).is_err());
+        let far = timestamp(253_402_300_799, 0).ok().map(timestamp_text);
+        assert_eq!(far.as_deref(), Some("253402300799000000000"));
+    }
+
+    #[test]
+    fn amounts_round_trip_as_strings() {
+        let v = serde_json::json!({"USD": "2.50", "EUR": "0"});
+        let parsed = amounts_from_json(&v, "remaining").ok();
+        let back = parsed.as_ref().map(amounts_json);
+        assert_eq!(back, Some(serde_json::json!({"EUR": "0", "USD": "2.5"})));
+        assert!(amounts_from_json(&serde_json::json!({"USD": 2.5}), "r").is_err());
+        assert!(amounts_from_json(&serde_json::json!({"USD": "-1"}), "r").is_err());
+        assert!(amounts_from_json(&serde_json::json!([]), "r").is_err());
+    }
+}

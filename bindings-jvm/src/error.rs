@@ -1,0 +1,151 @@
+//! Errors of native calls and how they reach Java.
+//!
+//! A native call fails with a [`BindError`]: a core [`leasekit::Error`] or a JNI failure
+//! (reported as `INTERNAL_ERROR`). [`ThrowLeaseException`] resolves every call: it hands the
+//! error's JSON (`{"code","message","retryable","details"}`) to the Java factory
+//! `dev.leasekit.LeaseException.fromNative(String)`, which builds the subclass for the code,
+//! and throws it. A panic becomes `INTERNAL_ERROR` the same way, never a JVM crash.
+
+use std::any::Any;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use jni::errors::ErrorPolicy;
+use jni::objects::{JString, JThrowable, JValue};
+use jni::{Env, EnvUnowned, jni_sig, jni_str};
+use leasekit::{Error, ErrorCode};
+
+/// The error of a native call.
+#[derive(Debug)]
+pub enum BindError {
+    /// An error reported by the core (or by argument conversion), thrown with its own code.
+    Core(Error),
+    /// A JNI failure; thrown as `INTERNAL_ERROR` unless a Java exception is already pending.
+    Jni(jni::errors::Error),
+}
+
+/// The result of a native call body.
+pub type BindResult<T> = Result<T, BindError>;
+
+impl fmt::Display for BindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BindError::Core(e) => write!(f, "{}: {}", e.code().as_str(), e.message()),
+            BindError::Jni(e) => write!(f, "JNI error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BindError {}
+
+impl From<Error> for BindError {
+    fn from(e: Error) -> Self {
+        BindError::Core(e)
+    }
+}
+
+impl From<jni::errors::Error> for BindError {
+    fn from(e: jni::errors::Error) -> Self {
+        BindError::Jni(e)
+    }
+}
+
+/// Shorthand for an `INVALID_REQUEST` error.
+pub fn invalid(message: impl Into<String>) -> BindError {
+    BindError::Core(Error::new(ErrorCode::InvalidRequest, message))
+}
+
+/// The [`ErrorPolicy`] of every native method: throw the matching `LeaseException` subclass
+/// and return the default value (`null`, `0`, `false`), which Java never sees.
+#[derive(Debug, Default)]
+pub struct ThrowLeaseException;
+
+impl<T: Default> ErrorPolicy<T, BindError> for ThrowLeaseException {
+    type Captures<'unowned_env_local: 'native_method, 'native_method> = ();
+
+    fn on_error<'unowned_env_local: 'native_method, 'native_method>(
+        env: &mut Env<'unowned_env_local>,
+        _cap: &mut Self::Captures<'unowned_env_local, 'native_method>,
+        err: BindError,
+    ) -> jni::errors::Result<T> {
+        if env.exception_check() {
+            // A Java exception (e.g. OutOfMemoryError) is already on its way: keep it.
+            return Ok(T::default());
+        }
+        let error = match err {
+            BindError::Core(e) => e,
+            BindError::Jni(e) => Error::new(ErrorCode::InternalError, format!("JNI error: {e}")),
+        };
+        throw_lease_error(env, &error);
+        Ok(T::default())
+    }
+
+    fn on_panic<'unowned_env_local: 'native_method, 'native_method>(
+        env: &mut Env<'unowned_env_local>,
+        _cap: &mut Self::Captures<'unowned_env_local, 'native_method>,
+        payload: Box<dyn Any + Send + 'static>,
+    ) -> jni::errors::Result<T> {
+        let error = Error::internal_from_panic(payload.as_ref());
+        // Dropping a payload may itself panic; leak it rather than unwind into the JVM.
+        if let Err(again) = catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+            std::mem::forget(again);
+        }
+        if env.exception_check() {
+            env.exception_clear();
+        }
+        throw_lease_error(env, &error);
+        Ok(T::default())
+    }
+}
+
+/// Throws `error` as the `dev.leasekit.LeaseException` subclass of its code.
+///
+/// If the Java factory cannot be reached, a `java.lang.RuntimeException` carrying the error
+/// JSON is thrown instead, so the call still fails loudly.
+pub fn throw_lease_error(env: &mut Env<'_>, error: &Error) {
+    let json = error.to_json().to_string();
+    let thrown = throw_via_factory(env, &json);
+    if !matches!(thrown, Err(jni::errors::Error::JavaException)) || !env.exception_check() {
+        if env.exception_check() {
+            env.exception_clear();
+        }
+        let _ = env.throw(format!("leasekit native error: {json}"));
+    }
+}
+
+/// Builds the exception with `LeaseException.fromNative(json)` and throws it. On success this
+/// returns `Err(JavaException)` with the exception pending, as [`Env::throw`] does.
+fn throw_via_factory(env: &mut Env<'_>, json: &str) -> jni::errors::Result<()> {
+    let text = JString::from_str(env, json)?;
+    let built = env
+        .call_static_method(
+            jni_str!("dev/leasekit/LeaseException"),
+            jni_str!("fromNative"),
+            jni_sig!("(Ljava/lang/String;)Ldev/leasekit/LeaseException;"),
+            &[JValue::from(&text)],
+        )?
+        .l()?;
+    let throwable = env.cast_local::<JThrowable>(built)?;
+    env.throw(throwable)
+}
+
+/// Runs the body of a native method: catches panics, and throws errors as `LeaseException`s
+/// (returning the type's default value, which Java never observes).
+pub fn run<'local, T: Default>(
+    mut env: EnvUnowned<'local>,
+    body: impl FnOnce(&mut Env<'local>) -> BindResult<T>,
+) -> T {
+    env.with_env(body).resolve::<ThrowLeaseException>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_errors_keep_their_code_in_display() {
+        let e = BindError::from(Error::new(ErrorCode::LeaseExpired, "late"));
+        assert_eq!(e.to_string(), "LEASE_EXPIRED: late");
+        assert_eq!(invalid("x").to_string(), "INVALID_REQUEST: x");
+    }
+}

@@ -1,0 +1,84 @@
+package dev.leasekit;
+
+import java.math.BigDecimal;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * The ARCP subset relation used for delegation: {@code child <= parent} when every child pattern's
+ * language lies within the union of the parent's patterns (exact automaton inclusion), budgets fit
+ * the parent's remaining amounts, and the child's deadline is no later than the parent's. The
+ * leases' own {@link Lease#constraints()} supply the deadlines.
+ */
+public final class LeaseSubset {
+  private LeaseSubset() {}
+
+  /**
+   * Checks {@code child <= parent}, with the parent's full budget.
+   *
+   * @param child the delegated lease
+   * @param parent the delegating lease
+   * @throws LeaseSubsetViolationException if not a subset; its details name the capability, the
+   *     child pattern and a witness the parent does not cover
+   */
+  public static void validate(Lease child, Lease parent) {
+    validate(child, parent, null);
+  }
+
+  /**
+   * Checks {@code child <= parent} against the parent's remaining budget.
+   *
+   * @param child the delegated lease
+   * @param parent the delegating lease
+   * @param parentRemaining remaining amount per currency ({@code null}: the parent's full budget)
+   * @throws LeaseSubsetViolationException if not a subset
+   * @throws InvalidRequestException if an amount is malformed
+   */
+  public static void validate(Lease child, Lease parent, Map<String, BigDecimal> parentRemaining) {
+    Native.checkSubset(child.toJson(), parent.toJson(), options(child, parent, parentRemaining));
+  }
+
+  /**
+   * Whether {@code child <= parent}, with the parent's full budget.
+   *
+   * @param child the delegated lease
+   * @param parent the delegating lease
+   * @return {@code true} if the child is a subset
+   */
+  public static boolean isSubset(Lease child, Lease parent) {
+    return isSubset(child, parent, null);
+  }
+
+  /**
+   * Whether {@code child <= parent} against the parent's remaining budget.
+   *
+   * @param child the delegated lease
+   * @param parent the delegating lease
+   * @param parentRemaining remaining amount per currency ({@code null}: the parent's full budget)
+   * @return {@code true} if the child is a subset
+   * @throws InvalidRequestException if an amount is malformed
+   */
+  public static boolean isSubset(Lease child, Lease parent, Map<String, BigDecimal> parentRemaining) {
+    return Native.isSubset(child.toJson(), parent.toJson(), options(child, parent, parentRemaining));
+  }
+
+  private static String options(Lease child, Lease parent, Map<String, BigDecimal> remaining) {
+    Objects.requireNonNull(child, "child");
+    Objects.requireNonNull(parent, "parent");
+    Map<String, Object> options = new LinkedHashMap<>();
+    if (remaining != null) {
+      Map<String, String> amounts = new TreeMap<>();
+      remaining.forEach((currency, amount) -> amounts.put(currency, amount.toPlainString()));
+      options.put("parent_remaining", amounts);
+    }
+    if (child.expiresAt().isPresent()) {
+      options.put("child_constraints", Json.parse(child.constraints().toJson()));
+    }
+    if (parent.expiresAt().isPresent()) {
+      options.put("parent_constraints", Json.parse(parent.constraints().toJson()));
+    }
+    return Json.write(options);
+  }
+}

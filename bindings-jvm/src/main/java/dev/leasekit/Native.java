@@ -1,0 +1,83 @@
+package dev.leasekit;
+
+/**
+ * The JNI entry points of {@code libleasekit_jvm} (Rust crate {@code leasekit-jvm}). Leases,
+ * constraints and results cross as JSON text, decimals as strings, instants as {@code
+ * (epochSecond, nano)} or decimal epoch nanoseconds. Errors arrive as {@link LeaseException}s
+ * thrown by the native side.
+ */
+final class Native {
+  static {
+    NativeLibrary.load();
+  }
+
+  private Native() {}
+
+  static native boolean isValidCapabilityName(String name);
+
+  static native boolean isReservedCapabilityName(String name);
+
+  static native String canonicalizeTarget(String capability, String target);
+
+  static native String validatePattern(String capability, String pattern);
+
+  static native boolean matchPattern(String capability, String pattern, String target);
+
+  static native String leaseCanonical(String leaseJson);
+
+  static native String leaseBudget(String leaseJson);
+
+  static native void checkSubset(String childJson, String parentJson, String optionsJson);
+
+  static native boolean isSubset(String childJson, String parentJson, String optionsJson);
+
+  static native String parseBudgetAmountJson(String entry);
+
+  static native String parseAmountText(String text);
+
+  static native String sumBudgetEntriesJson(String entriesJson);
+
+  static native String parseExpiresAtNanos(String text);
+
+  static native void validateConstraints(String constraintsJson, long epochSecond, int nano);
+
+  static native String constraintsCanonical(String constraintsJson);
+
+  static native String narrow(String requestedJson, String ceilingJson);
+
+  static native String narrowConstraintsJson(String requestedJson, String ceilingJson);
+
+  static native long guardNew(
+      String leaseJson, String constraintsJson, long graceMillis, boolean allowAnyModel);
+
+  static native String guardAuthorize(
+      long handle, long epochSecond, int nano, String capability, String target);
+
+  static native String guardAuthorizeModel(long handle, long epochSecond, int nano, String model);
+
+  static native String guardRecordMetric(
+      long handle, long epochSecond, int nano, String name, String value, String unit);
+
+  static native String guardReserve(
+      long handle, long epochSecond, int nano, String currency, String amount);
+
+  static native String guardRemaining(long handle);
+
+  static native long guardDelegate(
+      long handle, long epochSecond, int nano, String childJson, String childConstraintsJson);
+
+  static native String guardClose(long handle);
+
+  static native boolean guardIsClosed(long handle);
+
+  static native String guardLease(long handle);
+
+  static native String guardExpiresAt(long handle);
+
+  static native void guardFree(long handle);
+
+  static native String agentfileCheck(String text, boolean compat);
+
+  /** Panics inside Rust on purpose; the binding's tests prove it arrives as an exception. */
+  static native void panicForTest();
+}

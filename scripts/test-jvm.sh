@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# JVM: build the JNI library (cargo, release), package it into the jar's resources, run
+# `mvn verify` (JUnit 5: the Java API tests plus the conformance runner over every vector,
+# honouring LEASEKIT_VECTORS), then run examples/java/QuickStart.java against the packaged jar
+# (which loads the library from the jar's resources). Maven downloads its plugins and
+# dependencies from Maven Central on a fresh machine.
+# Last line: "jvm: N passed, N failed" (Surefire's tests + the example).
+set -u
+cd "$(dirname "$0")/.."
+source bindings-jvm/scripts/common.sh
+
+status=0
+jvm_build_native || { echo "jvm: 0 passed, 1 failed"; exit 1; }
+jvm_stage_native_resource
+
+rm -rf bindings-jvm/target/surefire-reports
+(cd bindings-jvm && mvn -B --no-transfer-progress verify dependency:build-classpath \
+  -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime \
+  -Dleasekit.library.path="$JVM_LIB") || status=1
+
+read -r pass fail < <(jvm_count_reports bindings-jvm/target/surefire-reports)
+
+# The example, from the packaged jar only (no library path: the jar's resource is used).
+jar=bindings-jvm/target/leasekit-0.1.0.jar
+if [ -f "$jar" ] && [ -f bindings-jvm/target/classpath.txt ]; then
+  if java -cp "$jar:$(cat bindings-jvm/target/classpath.txt)" examples/java/QuickStart.java; then
+    pass=$((pass + 1))
+  else
+    echo "examples/java/QuickStart.java FAILED"
+    fail=$((fail + 1)); status=1
+  fi
+else
+  echo "jar or classpath missing: example not run"
+  fail=$((fail + 1)); status=1
+fi
+
+[ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
+echo "jvm: $pass passed, $fail failed"
+exit $status
