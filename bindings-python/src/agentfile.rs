@@ -76,7 +76,10 @@ impl PyAgentfile {
     }
 
     fn __repr__(&self) -> String {
-        let agent = self.inner.agent().map_or("None".to_owned(), |a| format!("{a:?}"));
+        let agent = self
+            .inner
+            .agent()
+            .map_or("None".to_owned(), |a| format!("{a:?}"));
         format!(
             "Agentfile(agent={agent}, directives={}, has_errors={})",
             self.inner.directives().len(),

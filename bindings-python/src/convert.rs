@@ -213,7 +213,10 @@ pub fn budget_from_py(obj: &Bound<'_, PyAny>) -> PyResult<BTreeMap<String, Decim
             .extract()
             .map_err(|_| bad(py, "budget currencies must be str".into()))?;
         let text = amount_text(&v)?;
-        out.insert(cur, crate::errors::attached(py, || leasekit::parse_decimal(&text))?);
+        out.insert(
+            cur,
+            crate::errors::attached(py, || leasekit::parse_decimal(&text))?,
+        );
     }
     Ok(out)
 }
