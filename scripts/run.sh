@@ -10,10 +10,19 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$(pwd)/target}"
 cargo build --release -p leasekit-cli
 lk="$CARGO_TARGET_DIR/release/leasekit"
 
+bold='' reset=''
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' reset=$'\033[0m'; fi
+
 # run TITLE ARGS...: print a heading and the command line, run it, tolerate exit 1.
 run() {
   local title=$1; shift
-  printf '\n\033[1m== %s\033[0m\n$ leasekit %s\n' "$title" "$*"
+  printf '\n%s== %s%s\n$ leasekit' "$bold" "$title" "$reset"
+  local arg
+  for arg in "$@"; do
+    # Quote for copy-paste only when needed (none of the examples contains a single quote).
+    if [[ $arg =~ ^[A-Za-z0-9_./:@=+-]+$ ]]; then printf ' %s' "$arg"; else printf " '%s'" "$arg"; fi
+  done
+  printf '\n'
   local rc=0
   "$lk" "$@" || rc=$?
   if [ "$rc" -gt 1 ]; then
@@ -29,14 +38,17 @@ L=examples/leases
 
 run "Lint the example Agentfiles" lint "$A/code-reviewer/Agentfile" "$A/github-triager/Agentfile" "$A/vault-backed/Agentfile"
 run "Lint the Agentfile with deliberate mistakes" lint "$A/mistakes/Agentfile"
-run "Inspect the code reviewer before running it" inspect "$A/vault-backed/Agentfile"
+run "Review the vault-backed agent before running it" inspect "$A/vault-backed/Agentfile"
 run "May the code reviewer read these files?" check --lease "$L/code-reviewer.json" fs.read \
   /workspace/src/main.rs /workspace/../etc/shadow
 run "...and fetch these URLs?" check --lease "$L/code-reviewer.json" net.fetch \
   'HTTPS://API.GITHUB.COM:443/repos/acme/widgets/pulls/7' https://api.github.com/user
+run "Test the code reviewer's own lease (derived from its Agentfile)" check --agentfile "$A/code-reviewer/Agentfile" \
+  fs.write /workspace/src/main.rs
 run "Evaluate the code reviewer's Cedar policy" policy "$A/code-reviewer/Agentfile" \
   --principal 'AgentRC::Agent::"code-reviewer"' --action 'AgentRC::Action::"tool.invoke"' \
   --resource 'AgentRC::Tool::"file_read"' --context '{"path": "/workspace/src/main.rs"}'
+run "Pin the triager: its lockfile" lock "$A/github-triager/Agentfile"
 run "Can the reviewer delegate this child lease?" subset "$L/reviewer-child.json" "$L/code-reviewer.json"
 run "...and this one?" subset "$L/too-wide-child.json" "$L/code-reviewer.json"
 run "Narrow a triager's request to the org ceiling" narrow "$L/triager-request.json" "$L/org-ceiling.json"

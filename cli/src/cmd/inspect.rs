@@ -14,7 +14,7 @@ use crate::style::Style;
 
 /// A directive reference for the summary: its line and argument text.
 fn entry(d: &Directive) -> Value {
-    json!({"directive": d.name, "text": d.text, "line": d.line})
+    json!({"directive": &*d.name, "text": d.text, "line": d.line})
 }
 
 /// The first argument of every directive with this name.
@@ -60,21 +60,21 @@ fn summary(af: &Agentfile) -> Value {
     let rules: Vec<Value> = af
         .directives()
         .iter()
-        .filter(|d| matches!(d.name.as_str(), "ALLOW" | "DENY" | "RATELIMIT" | "LIMIT"))
+        .filter(|d| matches!(&*d.name, "ALLOW" | "DENY" | "RATELIMIT" | "LIMIT"))
         .map(entry)
         .collect();
     let mut pinned = Vec::new();
     let mut unpinned = Vec::new();
     for d in af.directives() {
-        for a in &d.args {
+        for a in (0..).map_while(|i| d.arg(i)) {
             if is_pinned(a) {
-                pinned.push(json!({"directive": d.name, "reference": a, "line": d.line}));
+                pinned.push(json!({"directive": &*d.name, "reference": a, "line": d.line}));
             }
         }
-        if matches!(d.name.as_str(), "FROM" | "IMAGE")
+        if matches!(&*d.name, "FROM" | "IMAGE")
             && let Some(r) = d.arg(0).filter(|r| *r != "scratch" && !is_pinned(r))
         {
-            unpinned.push(json!({"directive": d.name, "reference": r, "line": d.line}));
+            unpinned.push(json!({"directive": &*d.name, "reference": r, "line": d.line}));
         }
     }
     let placement: Vec<Value> = af
