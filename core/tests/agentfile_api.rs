@@ -3,8 +3,8 @@
 
 use leasekit::ErrorCode;
 use leasekit::agentfile::{
-    AuditLevel, ParseOptions, Severity, check_agentfile, check_inheritance, codes,
-    evaluate_policy, lint, lock, lockfile_json, package_digest, parse_agentfile,
+    AuditLevel, ParseOptions, Severity, check_agentfile, check_inheritance, codes, evaluate_policy,
+    lint, lock, lockfile_json, package_digest, parse_agentfile,
 };
 use serde_json::json;
 
@@ -56,31 +56,61 @@ fn directives_keep_order_positions_and_spans() {
     assert!(!af.has_errors(), "{:?}", af.diagnostics());
     assert_eq!(af.syntax_marker().unwrap().value, "agentrc.agentfile/v0.1");
     assert_eq!(af.syntax_marker().unwrap().line, 1);
-    let names: Vec<_> = af.directives().iter().map(|d| d.name.as_str()).collect();
+    let names: Vec<_> = af.directives().iter().map(|d| d.name.as_ref()).collect();
     assert_eq!(
         names,
         [
-            "AGENT", "FROM", "CMD", "TOOL", "TOOL", "MOUNT", "URL", "CRED", "ALLOW", "DENY",
-            "RATELIMIT", "AUDIT", "ISOLATION", "POLICY", "SOP"
+            "AGENT",
+            "FROM",
+            "CMD",
+            "TOOL",
+            "TOOL",
+            "MOUNT",
+            "URL",
+            "CRED",
+            "ALLOW",
+            "DENY",
+            "RATELIMIT",
+            "AUDIT",
+            "ISOLATION",
+            "POLICY",
+            "SOP"
         ]
     );
     let cmd = &af.directives()[2];
     assert_eq!((cmd.line, cmd.column), (4, 1));
     assert_eq!(cmd.text, "strands run --agent code-reviewer");
-    assert_eq!(cmd.args, ["strands", "run", "--agent", "code-reviewer"]);
-    assert_eq!(&REVIEWER[cmd.span.start..cmd.span.end], "CMD strands run --agent code-reviewer");
+    assert_eq!(
+        cmd.args().collect::<Vec<_>>(),
+        ["strands", "run", "--agent", "code-reviewer"]
+    );
+    assert_eq!(
+        &REVIEWER[cmd.span.start..cmd.span.end],
+        "CMD strands run --agent code-reviewer"
+    );
     assert_eq!(af.agent(), Some("code-reviewer"));
     assert_eq!(af.audit(), Some(AuditLevel::All));
     let policy = af.directives_named("POLICY").next().unwrap();
     let block = policy.block.as_ref().unwrap();
     assert!(block.body.starts_with("// reads below"));
     assert!(block.body.ends_with("};\n"));
-    assert_eq!(&REVIEWER[block.body_span.start..block.body_span.end], block.body);
+    assert_eq!(
+        &REVIEWER[block.body_span.start..block.body_span.end],
+        block.body
+    );
     assert_eq!(block.end_line, 22);
     assert!(REVIEWER[policy.span.start..policy.span.end].ends_with("END"));
     let sop = af.directives_named("SOP").next().unwrap();
-    assert_eq!(sop.block.as_ref().unwrap().body, "## Steps\n- You MUST read the diff.\n");
-    assert!(af.directives_named("ISOLATION").next().unwrap().is_placement());
+    assert_eq!(
+        sop.block.as_ref().unwrap().body,
+        "## Steps\n- You MUST read the diff.\n"
+    );
+    assert!(
+        af.directives_named("ISOLATION")
+            .next()
+            .unwrap()
+            .is_placement()
+    );
 }
 
 #[test]
@@ -97,7 +127,10 @@ fn blocks_are_byte_exact_with_crlf_and_indentation() {
 fn column_is_counted_in_characters() {
     let af = parse("AGENT a\n  \u{e9}t\u{e9} x\n");
     let d = &af.diagnostics()[0];
-    assert_eq!((d.code.as_str(), d.line, d.column), ("unknown-directive", 2, 3));
+    assert_eq!(
+        (d.code.as_str(), d.line, d.column),
+        ("unknown-directive", 2, 3)
+    );
     let af = parse("AUDIT loud\n");
     let d = &af.diagnostics()[0];
     assert_eq!((d.code.as_str(), d.column), ("audit-value", 7));
@@ -115,7 +148,11 @@ fn lowercase_directive_has_a_hint_and_position() {
 #[test]
 fn unterminated_block_is_reported_at_the_opening_line() {
     let af = parse("AGENT a\n\nSOP triage\nstep one\n");
-    let d = af.diagnostics().iter().find(|d| d.code == "unterminated-block").unwrap();
+    let d = af
+        .diagnostics()
+        .iter()
+        .find(|d| d.code == "unterminated-block")
+        .unwrap();
     assert_eq!((d.line, d.column), (3, 1));
 }
 
@@ -133,7 +170,13 @@ fn newer_grammar_gives_one_clear_diagnostic() {
 #[test]
 fn dockerfile_instructions_get_a_hint() {
     let af = parse("AGENT a\nRUN pip install x\n");
-    assert!(af.diagnostics()[0].hint.as_deref().unwrap().contains("Dockerfile"));
+    assert!(
+        af.diagnostics()[0]
+            .hint
+            .as_deref()
+            .unwrap()
+            .contains("Dockerfile")
+    );
 }
 
 #[test]
@@ -153,7 +196,11 @@ fn lint_rules_fire_at_the_right_places() {
         assert!(got.contains(&want), "{want:?} missing from {got:?}");
     }
     // Sorted by position.
-    assert!(diags.windows(2).all(|w| (w[0].line, w[0].column) <= (w[1].line, w[1].column)));
+    assert!(
+        diags
+            .windows(2)
+            .all(|w| (w[0].line, w[0].column) <= (w[1].line, w[1].column))
+    );
     assert!(!got.iter().any(|(c, _)| *c == "agent-missing"));
 }
 
@@ -161,10 +208,18 @@ fn lint_rules_fire_at_the_right_places() {
 fn cedar_parse_errors_carry_the_known_hints() {
     for (body, needle) in [
         ("# note\npermit(principal, action, resource);\n", "//"),
-        ("permit(principal, action, resource) when { context.p.startsWith(\"/a\") };\n", "like"),
-        ("permit(principal, action, resource in [AgentRC::Tool::\"a\"]);\n", "action scope"),
+        (
+            "permit(principal, action, resource) when { context.p.startsWith(\"/a\") };\n",
+            "like",
+        ),
+        (
+            "permit(principal, action, resource in [AgentRC::Tool::\"a\"]);\n",
+            "action scope",
+        ),
     ] {
-        let diags = lint(&parse(&format!("AGENT a\nAUDIT basic\nPOLICY\n{body}END\n")));
+        let diags = lint(&parse(&format!(
+            "AGENT a\nAUDIT basic\nPOLICY\n{body}END\n"
+        )));
         let d = diags.iter().find(|d| d.code == "cedar-parse").expect(body);
         assert_eq!(d.line, 3);
         assert!(d.hint.as_deref().unwrap().contains(needle), "{d:?}");
@@ -177,7 +232,11 @@ fn compat_mode_only_relaxes_two_argument_bind() {
     assert_eq!(error_codes(text), ["bind-mode-missing"]);
     let compat = parse_agentfile(text, &ParseOptions { compat: true });
     assert!(compat.is_compat());
-    let d = compat.diagnostics().iter().find(|d| d.code == "bind-mode-missing").unwrap();
+    let d = compat
+        .diagnostics()
+        .iter()
+        .find(|d| d.code == "bind-mode-missing")
+        .unwrap();
     assert_eq!(d.severity, Severity::Warning);
     // Literal secrets stay errors in compat mode.
     assert!(!check_agentfile("CRED k sk-live-123 host:a.example\n", true).ok);
@@ -206,7 +265,16 @@ fn secret_values_never_appear_in_any_output() {
             format!("{:?}", lint(&af)),
             serde_json::to_string(&report).unwrap(),
             format!("{report:?}"),
-            format!("{:?}", evaluate_policy(&af, "AgentRC::Agent::\"a\"", "AgentRC::Action::\"x\"", "AgentRC::Tool::\"y\"", &json!({}))),
+            format!(
+                "{:?}",
+                evaluate_policy(
+                    &af,
+                    "AgentRC::Agent::\"a\"",
+                    "AgentRC::Action::\"x\"",
+                    "AgentRC::Tool::\"y\"",
+                    &json!({})
+                )
+            ),
             format!("{:?}", lock(&af)),
             package_digest(&af),
         ];
@@ -223,14 +291,23 @@ fn secret_values_never_appear_in_any_output() {
 
 #[test]
 fn creds_expose_name_source_and_hosts_only() {
-    let af = parse("CRED stripe_key env:STRIPE_KEY host:*.stripe.com host:API.stripe.com inject:query\n");
+    let af = parse(
+        "CRED stripe_key env:STRIPE_KEY host:*.stripe.com host:API.stripe.com inject:query\n",
+    );
     let c = &af.creds()[0];
-    assert_eq!((c.name.as_str(), c.source.as_str()), ("stripe_key", "env:STRIPE_KEY"));
+    assert_eq!(
+        (c.name.as_str(), c.source.as_str()),
+        ("stripe_key", "env:STRIPE_KEY")
+    );
     assert_eq!(c.hosts, ["*.stripe.com", "api.stripe.com"]);
     assert_eq!(c.inject, leasekit::agentfile::Inject::Query);
 }
 
-fn decide(text: &str, resource: &str, context: serde_json::Value) -> leasekit::agentfile::PolicyDecision {
+fn decide(
+    text: &str,
+    resource: &str,
+    context: serde_json::Value,
+) -> leasekit::agentfile::PolicyDecision {
     evaluate_policy(
         &parse(text),
         "AgentRC::Agent::\"code-reviewer\"",
@@ -243,10 +320,18 @@ fn decide(text: &str, resource: &str, context: serde_json::Value) -> leasekit::a
 #[cfg(feature = "cedar")]
 #[test]
 fn policy_blocks_and_shorthand_form_one_set_and_deny_wins() {
-    let ok = decide(REVIEWER, "AgentRC::Tool::\"file_read\"", json!({"path": "/workspace/a.rs"}));
+    let ok = decide(
+        REVIEWER,
+        "AgentRC::Tool::\"file_read\"",
+        json!({"path": "/workspace/a.rs"}),
+    );
     assert!(ok.allowed, "{ok:?}");
     assert_eq!(ok.determining, ["policy@L15#0"]);
-    let outside = decide(REVIEWER, "AgentRC::Tool::\"file_read\"", json!({"path": "/etc/passwd"}));
+    let outside = decide(
+        REVIEWER,
+        "AgentRC::Tool::\"file_read\"",
+        json!({"path": "/etc/passwd"}),
+    );
     assert!(!outside.allowed);
     // The lowered ALLOW uses the full tool reference.
     let allow = decide(REVIEWER, "AgentRC::Tool::\"utcp:file_read\"", json!({}));
@@ -273,7 +358,10 @@ fn ratelimit_needs_a_count_below_the_limit() {
     assert!(!over.allowed);
     assert_eq!(over.determining, ["ratelimit@L3"]);
     assert!(!decide(text, r, json!({})).allowed, "no counter means deny");
-    assert!(!decide(text, r, json!({"rate_count": "9"})).allowed, "wrong type means deny");
+    assert!(
+        !decide(text, r, json!({"rate_count": "9"})).allowed,
+        "wrong type means deny"
+    );
 }
 
 #[cfg(feature = "cedar")]
@@ -285,27 +373,58 @@ fn any_error_means_deny() {
     assert!(!d.allowed);
     assert!(!d.errors.is_empty());
     // An unparsable block denies everything.
-    let d = decide("POLICY\n# c\npermit(principal, action, resource);\nEND\n", "AgentRC::Tool::\"x\"", json!({}));
+    let d = decide(
+        "POLICY\n# c\npermit(principal, action, resource);\nEND\n",
+        "AgentRC::Tool::\"x\"",
+        json!({}),
+    );
     assert!(!d.allowed && !d.errors.is_empty());
     // Bad request parts deny.
     let af = parse("POLICY\npermit(principal, action, resource);\nEND\n");
     for (p, a, r, c) in [
-        ("not an entity", "AgentRC::Action::\"x\"", "AgentRC::Tool::\"y\"", json!({})),
-        ("AgentRC::Agent::\"a\"", "AgentRC::Action::\"x\"", "AgentRC::Tool::\"y\"", json!([1])),
+        (
+            "not an entity",
+            "AgentRC::Action::\"x\"",
+            "AgentRC::Tool::\"y\"",
+            json!({}),
+        ),
+        (
+            "AgentRC::Agent::\"a\"",
+            "AgentRC::Action::\"x\"",
+            "AgentRC::Tool::\"y\"",
+            json!([1]),
+        ),
     ] {
         let d = evaluate_policy(&af, p, a, r, &c);
         assert!(!d.allowed && !d.errors.is_empty(), "{d:?}");
     }
-    assert!(evaluate_policy(&af, "AgentRC::Agent::\"a\"", "AgentRC::Action::\"x\"", "AgentRC::Tool::\"y\"", &serde_json::Value::Null).allowed);
+    assert!(
+        evaluate_policy(
+            &af,
+            "AgentRC::Agent::\"a\"",
+            "AgentRC::Action::\"x\"",
+            "AgentRC::Tool::\"y\"",
+            &serde_json::Value::Null
+        )
+        .allowed
+    );
     // An Agentfile with errors denies.
-    let d = decide("FOO\nPOLICY\npermit(principal, action, resource);\nEND\n", "AgentRC::Tool::\"x\"", json!({}));
+    let d = decide(
+        "FOO\nPOLICY\npermit(principal, action, resource);\nEND\n",
+        "AgentRC::Tool::\"x\"",
+        json!({}),
+    );
     assert!(!d.allowed);
 }
 
 #[cfg(not(feature = "cedar"))]
 #[test]
 fn without_cedar_everything_is_denied() {
-    let d = decide("POLICY\npermit(principal, action, resource);\nEND\n", "AgentRC::Tool::\"x\"", json!({}));
+    let d = decide(
+        "POLICY\npermit(principal, action, resource);\nEND\n",
+        "AgentRC::Tool::\"x\"",
+        json!({}),
+    );
     assert!(!d.allowed && !d.errors.is_empty());
 }
 
@@ -321,13 +440,27 @@ fn lockfile_is_deterministic_and_holds_no_secret() {
     assert_eq!(v["agentfile_hash"], af.source_digest());
     assert!(af.source_digest().starts_with("sha256:") && af.source_digest().len() == 71);
     assert_eq!(v["credential_names"], json!(["github_token"]));
-    assert_eq!(v["base_image"], json!({"registry": "ghcr.io", "name": "org/base-agent", "tag": "1.4"}));
-    assert_eq!(v["tools"], json!([{"name": "utcp:file_read"}, {"name": "utcp:git_diff"}]));
+    assert_eq!(
+        v["base_image"],
+        json!({"registry": "ghcr.io", "name": "org/base-agent", "tag": "1.4"})
+    );
+    assert_eq!(
+        v["tools"],
+        json!([{"name": "utcp:file_read"}, {"name": "utcp:git_diff"}])
+    );
     assert_eq!(v["sops"][0]["name"], "review");
     assert_eq!(v["sops"][0]["source"], "inline");
-    assert!(v["sops"][0]["hash"].as_str().unwrap().starts_with("sha256:"));
+    assert!(
+        v["sops"][0]["hash"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
     assert!(v["policy_hash"].as_str().unwrap().starts_with("sha256:"));
-    assert!(!a.contains("GITHUB_TOKEN"), "only names, not even source references");
+    assert!(
+        !a.contains("GITHUB_TOKEN"),
+        "only names, not even source references"
+    );
     // Round trip through serde.
     let back: leasekit::agentfile::Lockfile = serde_json::from_str(&a).unwrap();
     assert_eq!(back, lf);
@@ -343,9 +476,10 @@ fn lockfile_is_deterministic_and_holds_no_secret() {
 fn package_digest_ignores_placement_comments_and_spacing() {
     let base = package_digest(&parse(REVIEWER));
     assert!(base.starts_with("sha256:"));
-    let moved = REVIEWER
-        .replace("ISOLATION microvm\n", "")
-        .replace("AUDIT all\n", "# a comment\nAUDIT    all   # inline\nBIND ./r /workspace ro\nSLICE cpu=4\n");
+    let moved = REVIEWER.replace("ISOLATION microvm\n", "").replace(
+        "AUDIT all\n",
+        "# a comment\nAUDIT    all   # inline\nBIND ./r /workspace ro\nSLICE cpu=4\n",
+    );
     assert_eq!(package_digest(&parse(&moved)), base);
     let changed = REVIEWER.replace("MOUNT /workspace ro", "MOUNT /workspace rw");
     assert_ne!(package_digest(&parse(&changed)), base);
@@ -356,7 +490,9 @@ fn package_digest_ignores_placement_comments_and_spacing() {
 const PARENT: &str = "AGENT base\nTOOL utcp:file_read\nTOOL utcp:git_diff\nURL https://api.github.com\nMOUNT /workspace rw\nCRED gh env:GH host:*.github.com\nDENY invoke utcp:shell\nRATELIMIT utcp:git_diff 10/min\nTIMEOUT 600\nAUDIT basic\nPOLICY\nforbid(principal, action, resource == AgentRC::Tool::\"rm\");\nEND\n";
 
 fn child(extra: &str) -> String {
-    format!("AGENT child\nTOOL utcp:file_read\nMOUNT /workspace/src ro\nURL https://api.github.com/repos\nCRED gh env:GH host:api.github.com\nDENY invoke utcp:shell\nRATELIMIT utcp:git_diff 5/min\nTIMEOUT 300\nPOLICY\nforbid(principal, action, resource == AgentRC::Tool::\"rm\");\nEND\n{extra}")
+    format!(
+        "AGENT child\nTOOL utcp:file_read\nMOUNT /workspace/src ro\nURL https://api.github.com/repos\nCRED gh env:GH host:api.github.com\nDENY invoke utcp:shell\nRATELIMIT utcp:git_diff 5/min\nTIMEOUT 300\nPOLICY\nforbid(principal, action, resource == AgentRC::Tool::\"rm\");\nEND\n{extra}"
+    )
 }
 
 #[test]
@@ -377,7 +513,10 @@ fn inheritance_rejects_every_kind_of_widening() {
         child("AUDIT off\n"),
         child(""),
         child("AUDIT basic\n").replace("DENY invoke utcp:shell\n", ""),
-        child("AUDIT basic\n").replace("forbid(principal, action, resource == AgentRC::Tool::\"rm\");\n", "permit(principal, action, resource);\n"),
+        child("AUDIT basic\n").replace(
+            "forbid(principal, action, resource == AgentRC::Tool::\"rm\");\n",
+            "permit(principal, action, resource);\n",
+        ),
         child("AUDIT basic\n").replace("5/min", "20/min"),
         child("AUDIT basic\n").replace("RATELIMIT utcp:git_diff 5/min\n", ""),
         child("AUDIT basic\n").replace("TIMEOUT 300", "TIMEOUT 900"),
@@ -389,8 +528,16 @@ fn inheritance_rejects_every_kind_of_widening() {
         assert_eq!(e.code(), ErrorCode::LeaseSubsetViolation, "case {i}: {e:?}");
     }
     // A rate in another unit that is no looser passes: 5/min <= 10/min.
-    check_inheritance(&p, &parse(&child("AUDIT basic\n").replace("5/min", "300/hour"))).unwrap();
-    let e = check_inheritance(&p, &parse(&child("AUDIT basic\n").replace("5/min", "601/hour"))).unwrap_err();
+    check_inheritance(
+        &p,
+        &parse(&child("AUDIT basic\n").replace("5/min", "300/hour")),
+    )
+    .unwrap();
+    let e = check_inheritance(
+        &p,
+        &parse(&child("AUDIT basic\n").replace("5/min", "601/hour")),
+    )
+    .unwrap_err();
     assert_eq!(e.code(), ErrorCode::LeaseSubsetViolation);
     // An invalid file is INVALID_REQUEST.
     let e = check_inheritance(&p, &parse("FOO\n")).unwrap_err();
@@ -399,15 +546,28 @@ fn inheritance_rejects_every_kind_of_widening() {
 
 #[test]
 fn every_code_is_documented_and_exercised() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/agentfile.md")).unwrap();
-    let vectors = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../conformance/vectors/agentfile.json")).unwrap();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/agentfile.md"))
+        .unwrap();
+    let vectors = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../conformance/vectors/agentfile.json"
+    ))
+    .unwrap();
     let mut fixtures = String::new();
-    for e in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/agentfile")).unwrap() {
+    for e in std::fs::read_dir(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/agentfile"
+    ))
+    .unwrap()
+    {
         fixtures.push_str(&std::fs::read_to_string(e.unwrap().path()).unwrap());
     }
     let this = std::fs::read_to_string(file!().replace("core/", "")).unwrap_or_default();
     for code in codes::ALL {
-        assert!(doc.contains(&format!("`{code}`")), "{code} not in docs/agentfile.md");
+        assert!(
+            doc.contains(&format!("`{code}`")),
+            "{code} not in docs/agentfile.md"
+        );
         let quoted = format!("\"{code}\"");
         if *code != codes::CEDAR_UNAVAILABLE {
             assert!(
@@ -434,12 +594,18 @@ fn warning_codes_are_warnings() {
         ("AGENT a\nURL https://a.example\n", "boundaries-implicit"),
     ] {
         let diags = lint(&parse(text));
-        let d = diags.iter().find(|d| d.code == code).unwrap_or_else(|| panic!("{code}: {diags:?}"));
+        let d = diags
+            .iter()
+            .find(|d| d.code == code)
+            .unwrap_or_else(|| panic!("{code}: {diags:?}"));
         assert_eq!(d.severity, Severity::Warning, "{code}");
-        assert!(check_agentfile(text, false).ok, "{code} must not fail the file");
+        assert!(
+            check_agentfile(text, false).ok,
+            "{code} must not fail the file"
+        );
     }
     let af = parse("AGENT a\nX-ACME-QUOTA 5 per-day\n");
     let ext = af.directives_named("X-ACME-QUOTA").next().unwrap();
-    assert_eq!(ext.args, ["5", "per-day"]);
+    assert_eq!(ext.args().collect::<Vec<_>>(), ["5", "per-day"]);
     assert!(ext.info().is_none());
 }

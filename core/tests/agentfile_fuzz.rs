@@ -12,7 +12,11 @@ fn exercise(text: &str, compat: bool) {
     let af = parse_agentfile(text, &ParseOptions { compat });
     let lines = text.split('\n').count();
     let diags = lint(&af);
-    assert!(diags.windows(2).all(|w| (w[0].line, w[0].column) <= (w[1].line, w[1].column)));
+    assert!(
+        diags
+            .windows(2)
+            .all(|w| (w[0].line, w[0].column) <= (w[1].line, w[1].column))
+    );
     for d in &diags {
         assert!(d.line <= lines, "{d:?}");
         assert!(!d.code.is_empty());
@@ -20,7 +24,7 @@ fn exercise(text: &str, compat: bool) {
     for d in af.directives() {
         assert!(d.span.start <= d.span.end && d.span.end <= text.len());
         assert!(text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end));
-        assert!(text[d.span.start..].starts_with(d.name.as_str()));
+        assert!(text[d.span.start..].starts_with(d.name.as_ref()));
         if let Some(b) = &d.block {
             assert_eq!(&text[b.body_span.start..b.body_span.end], b.body);
             assert!(b.end_line > d.line);
@@ -45,13 +49,63 @@ fn exercise(text: &str, compat: bool) {
 }
 
 const WORDS: &[&str] = &[
-    "AGENT", "FROM", "CMD", "TOOL", "URL", "SERVER", "MOUNT", "CRED", "BIND", "POLICY", "SOP",
-    "END", "ALLOW", "DENY", "RATELIMIT", "AUDIT", "TIMEOUT", "LIMIT", "SLICE", "TRACE", "MEMORY",
-    "HEALTHCHECK", "IDENTITY", "X-FOO", "tool", "#", "# syntax=agentrc.agentfile/v0.1", "invoke",
-    "utcp:file_read", "https://api.example.com", "/workspace", "ro", "rw", "copy", "env:TOKEN",
-    "vault://a/b#k", "host:api.example.com", "host:*", "inject:query", "20/hour", "30", "basic",
-    "permit(principal, action, resource);", "forbid(principal, action, resource);", "\t", " ",
-    "\r", "é", "\u{feff}", "<<EOF", "./x.md", "cpu=2", "--interval=5s", "CMD", "***", "\"", "\\",
+    "AGENT",
+    "FROM",
+    "CMD",
+    "TOOL",
+    "URL",
+    "SERVER",
+    "MOUNT",
+    "CRED",
+    "BIND",
+    "POLICY",
+    "SOP",
+    "END",
+    "ALLOW",
+    "DENY",
+    "RATELIMIT",
+    "AUDIT",
+    "TIMEOUT",
+    "LIMIT",
+    "SLICE",
+    "TRACE",
+    "MEMORY",
+    "HEALTHCHECK",
+    "IDENTITY",
+    "X-FOO",
+    "tool",
+    "#",
+    "# syntax=agentrc.agentfile/v0.1",
+    "invoke",
+    "utcp:file_read",
+    "https://api.example.com",
+    "/workspace",
+    "ro",
+    "rw",
+    "copy",
+    "env:TOKEN",
+    "vault://a/b#k",
+    "host:api.example.com",
+    "host:*",
+    "inject:query",
+    "20/hour",
+    "30",
+    "basic",
+    "permit(principal, action, resource);",
+    "forbid(principal, action, resource);",
+    "\t",
+    " ",
+    "\r",
+    "é",
+    "\u{feff}",
+    "<<EOF",
+    "./x.md",
+    "cpu=2",
+    "--interval=5s",
+    "CMD",
+    "***",
+    "\"",
+    "\\",
 ];
 
 fn line() -> impl Strategy<Value = String> {

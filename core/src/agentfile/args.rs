@@ -12,10 +12,8 @@ pub(crate) struct Tok<'a> {
 
 /// The checked arguments of one directive.
 pub(crate) struct Checked {
-    /// Arguments to store (secrets replaced by [`REDACTED`]).
-    pub args: Vec<String>,
-    /// True when some token was redacted (then `text` is rebuilt from `args`).
-    pub redacted: bool,
+    /// The argument text to store instead of the source text, when a token was redacted.
+    pub redacted_text: Option<String>,
     /// A well-formed credential reference.
     pub cred: Option<Cred>,
     /// The directive opens a verbatim block.
@@ -78,8 +76,7 @@ pub(crate) fn check_arguments(
         diags,
     };
     let mut out = Checked {
-        args: args.iter().map(|t| t.s.to_string()).collect(),
-        redacted: false,
+        redacted_text: None,
         cred: None,
         opens_block: false,
     };
@@ -471,12 +468,14 @@ fn cred_name_ok(n: &str) -> bool {
 /// Never echoes anything but the name and a valid source reference.
 fn check_cred(cx: &mut Ctx<'_>, args: &[Tok<'_>], out: &mut Checked) {
     let usage = "CRED <name> env:<VAR>|vault://<path>#<key>|keyring:<key> host:<pattern>... [inject:header|query]";
-    let mut stored: Vec<String> = Vec::with_capacity(args.len());
+    let mut stored: Vec<&str> = Vec::with_capacity(args.len());
     let mut valid = true;
+    let mut redacted = false;
     if args.len() < 2 {
         // Show nothing: a lone token may be a pasted secret.
-        out.args = vec![REDACTED.to_string(); args.len()];
-        out.redacted = !args.is_empty();
+        if !args.is_empty() {
+            out.redacted_text = Some(REDACTED.to_string());
+        }
         cx.err_hint(
             codes::ARITY,
             cx.col,
@@ -487,11 +486,11 @@ fn check_cred(cx: &mut Ctx<'_>, args: &[Tok<'_>], out: &mut Checked) {
     }
     let name = args[0];
     if cred_name_ok(name.s) {
-        stored.push(name.s.to_string());
+        stored.push(name.s);
     } else {
         valid = false;
-        out.redacted = true;
-        stored.push(REDACTED.to_string());
+        redacted = true;
+        stored.push(REDACTED);
         cx.err_hint(
             codes::CRED_NAME,
             name.col,
@@ -501,11 +500,11 @@ fn check_cred(cx: &mut Ctx<'_>, args: &[Tok<'_>], out: &mut Checked) {
     }
     let source = args[1];
     match cred_source_ok(source.s) {
-        Some(true) => stored.push(source.s.to_string()),
+        Some(true) => stored.push(source.s),
         Some(false) => {
             valid = false;
-            out.redacted = true;
-            stored.push(REDACTED.to_string());
+            redacted = true;
+            stored.push(REDACTED);
             cx.err_hint(
                 codes::CRED_SOURCE,
                 source.col,
@@ -515,8 +514,8 @@ fn check_cred(cx: &mut Ctx<'_>, args: &[Tok<'_>], out: &mut Checked) {
         }
         None => {
             valid = false;
-            out.redacted = true;
-            stored.push(REDACTED.to_string());
+            redacted = true;
+            stored.push(REDACTED);
             cx.err_hint(
                 codes::CRED_LITERAL_SECRET,
                 source.col,
@@ -531,11 +530,11 @@ fn check_cred(cx: &mut Ctx<'_>, args: &[Tok<'_>], out: &mut Checked) {
         if let Some(h) = t.s.strip_prefix("host:") {
             if host_ok(h) {
                 hosts.push(h.to_ascii_lowercase());
-                stored.push(t.s.to_string());
+                stored.push(t.s);
             } else {
                 valid = false;
-                out.redacted = true;
-                stored.push(REDACTED.to_string());
+                redacted = true;
+                stored.push(REDACTED);
                 cx.err_hint(
                     codes::CRED_HOST,
                     t.col,
@@ -552,12 +551,12 @@ fn check_cred(cx: &mut Ctx<'_>, args: &[Tok<'_>], out: &mut Checked) {
             match (parsed, inject) {
                 (Some(p), None) => {
                     inject = Some(p);
-                    stored.push(t.s.to_string());
+                    stored.push(t.s);
                 }
                 _ => {
                     valid = false;
-                    out.redacted = true;
-                    stored.push(REDACTED.to_string());
+                    redacted = true;
+                    stored.push(REDACTED);
                     cx.err_hint(
                         codes::CRED_INJECT,
                         t.col,
@@ -568,8 +567,8 @@ fn check_cred(cx: &mut Ctx<'_>, args: &[Tok<'_>], out: &mut Checked) {
             }
         } else {
             valid = false;
-            out.redacted = true;
-            stored.push(REDACTED.to_string());
+            redacted = true;
+            stored.push(REDACTED);
             cx.err_hint(
                 codes::CRED_LITERAL_SECRET,
                 t.col,
@@ -598,7 +597,9 @@ fn check_cred(cx: &mut Ctx<'_>, args: &[Tok<'_>], out: &mut Checked) {
             line: cx.line,
         });
     }
-    out.args = stored;
+    if redacted {
+        out.redacted_text = Some(stored.join(" "));
+    }
 }
 
 #[cfg(test)]

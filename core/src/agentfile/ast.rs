@@ -4,6 +4,8 @@
 //! source *reference* only, and a token that looks like a literal secret is replaced by
 //! [`REDACTED`] before it is stored.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::diagnostics::{Diagnostic, Severity};
@@ -32,14 +34,14 @@ pub struct Block {
     pub end_line: usize,
 }
 
-/// One directive, in file order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One directive, in file order. Serializes with an `args` array as well.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Directive {
     /// The directive name as written (upper case, or `X-...` for extensions).
-    pub name: String,
-    /// Whitespace-separated arguments (a `CRED`'s non-reference tokens are redacted).
-    pub args: Vec<String>,
-    /// The argument text after the name, inline comment removed (redacted like `args` for `CRED`).
+    pub name: Cow<'static, str>,
+    /// The argument text after the name, inline comment removed. For `CRED`, every token that
+    /// is not a valid name, source reference, `host:` or `inject:` is `<redacted>`.
+    /// [`Directive::args`] splits it on spaces and tabs.
     pub text: String,
     /// 1-based line of the directive name.
     pub line: usize,
@@ -47,8 +49,7 @@ pub struct Directive {
     pub column: usize,
     /// From the name to the end of the line (to the end of the `END` line for blocks).
     pub span: Span,
-    /// The block body for `POLICY` and block-form `SOP`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The block body for `POLICY` and block-form `SOP` (omitted from JSON when absent).
     pub block: Option<Block>,
 }
 
@@ -63,14 +64,37 @@ impl Directive {
         self.info().is_some_and(DirectiveInfo::is_placement)
     }
 
-    /// The first argument, if any.
+    /// The whitespace-separated arguments.
+    pub fn args(&self) -> impl Iterator<Item = &str> + '_ {
+        self.text.split([' ', '\t']).filter(|s| !s.is_empty())
+    }
+
+    /// The `i`-th argument (0-based), if any.
     pub fn arg(&self, i: usize) -> Option<&str> {
-        self.args.get(i).map(String::as_str)
+        self.args().nth(i)
     }
 
     /// For `SOP`: true when this is the single-line reference form.
     pub fn is_sop_reference(&self) -> bool {
-        self.name == "SOP" && self.block.is_none() && self.args.len() == 1
+        self.name == "SOP" && self.block.is_none() && self.args().count() == 1
+    }
+}
+
+impl Serialize for Directive {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Directive", 7)?;
+        st.serialize_field("name", &self.name)?;
+        st.serialize_field("args", &self.args().collect::<Vec<_>>())?;
+        st.serialize_field("text", &self.text)?;
+        st.serialize_field("line", &self.line)?;
+        st.serialize_field("column", &self.column)?;
+        st.serialize_field("span", &self.span)?;
+        match &self.block {
+            Some(b) => st.serialize_field("block", b)?,
+            None => st.skip_field("block")?,
+        }
+        st.end()
     }
 }
 

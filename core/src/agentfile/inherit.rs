@@ -47,12 +47,13 @@ pub fn check_inheritance(parent: &Agentfile, child: &Agentfile) -> crate::Result
     }
 
     for deny in parent.directives_named("DENY") {
-        let kept = child.directives_named("DENY").any(|c| c.args == deny.args);
+        let kept = child
+            .directives_named("DENY")
+            .any(|c| c.args().eq(deny.args()));
         if !kept {
             return Err(violation(format!(
                 "child drops the parent's `DENY {}` (line {})",
-                deny.args.join(" "),
-                deny.line
+                deny.text, deny.line
             )));
         }
     }

@@ -25,7 +25,7 @@ fn with_subtree(base: &str) -> [String; 2] {
 /// The (capability, pattern) pairs one directive contributes.
 pub(crate) fn directive_patterns(d: &Directive) -> crate::Result<Vec<(&'static str, String)>> {
     let mut out = Vec::new();
-    match d.name.as_str() {
+    match d.name.as_ref() {
         "TOOL" => {
             if let Some(t) = d.arg(0) {
                 out.push(("tool.call", t.to_string()));

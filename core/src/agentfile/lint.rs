@@ -57,11 +57,11 @@ pub fn lint(af: &Agentfile) -> Vec<Diagnostic> {
     let declares = af
         .directives()
         .iter()
-        .find(|d| CAPABILITY_DIRECTIVES.contains(&d.name.as_str()));
+        .find(|d| CAPABILITY_DIRECTIVES.contains(&d.name.as_ref()));
     let states_boundary = af
         .directives()
         .iter()
-        .any(|d| matches!(d.name.as_str(), "POLICY" | "ALLOW" | "DENY"));
+        .any(|d| matches!(d.name.as_ref(), "POLICY" | "ALLOW" | "DENY"));
     if let (Some(d), false) = (declares, states_boundary) {
         out.push(warn(
             codes::BOUNDARIES_IMPLICIT,
@@ -78,7 +78,7 @@ pub fn lint(af: &Agentfile) -> Vec<Diagnostic> {
         .map(|d| d.line)
         .collect();
     for d in af.directives() {
-        match d.name.as_str() {
+        match d.name.as_ref() {
             _ if d.is_placement() => out.push(warn(
                 codes::PLACEMENT_DIRECTIVE,
                 d.line,

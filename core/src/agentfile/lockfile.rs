@@ -189,7 +189,7 @@ pub fn lock(af: &Agentfile) -> crate::Result<Lockfile> {
     };
     for d in af.directives() {
         let Some(a) = d.arg(0) else { continue };
-        match d.name.as_str() {
+        match d.name.as_ref() {
             "TOOL" => lf.tools.push(item(a, None, None)),
             "SKILL" => lf.skills.push(item(a, None, Some(a.to_string()))),
             "FUNCTION" => lf.functions.push(LockFunction {
@@ -241,7 +241,13 @@ pub fn package_digest(af: &Agentfile) -> String {
         .directives()
         .iter()
         .filter(|d| !d.is_placement())
-        .map(|d| serde_json::json!([d.name, d.args, d.block.as_ref().map(|b| &b.body)]))
+        .map(|d| {
+            serde_json::json!([
+                d.name,
+                d.args().collect::<Vec<_>>(),
+                d.block.as_ref().map(|b| &b.body)
+            ])
+        })
         .collect();
     let text = serde_json::Value::Array(canonical).to_string();
     sha256(text.as_bytes())

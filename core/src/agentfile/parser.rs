@@ -3,6 +3,8 @@
 //! Runs in one pass, linear in the input, and never panics: every problem becomes a
 //! [`Diagnostic`].
 
+use std::borrow::Cow;
+
 use sha2::{Digest, Sha256};
 
 use super::ParseOptions;
@@ -42,11 +44,13 @@ struct Parser<'t> {
 
 /// Parses `text`; see [`super::parse_agentfile`].
 pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Agentfile {
+    // One directive per line at most; a cheap newline count avoids regrowing the vector.
+    let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
     let mut p = Parser {
         text,
         compat: opts.compat,
         syntax: None,
-        directives: Vec::new(),
+        directives: Vec::with_capacity(lines.min(1 << 16)),
         creds: Vec::new(),
         diags: Vec::new(),
         seen_single: Vec::new(),
@@ -232,7 +236,14 @@ impl<'t> Parser<'t> {
                     "leasekit supports no extension profile; runners must reject it if required",
                 ),
             );
-            self.push_directive(name.to_string(), &toks[1..], no, col, span, content);
+            self.push_directive(
+                Cow::Owned(name.to_string()),
+                &toks[1..],
+                no,
+                col,
+                span,
+                content,
+            );
             return;
         }
         if NEWER_GRAMMAR_KEYWORDS.contains(&name) {
@@ -321,14 +332,11 @@ impl<'t> Parser<'t> {
         }
         let checked = check_arguments(name, no, col, args, self.compat, &mut self.diags);
         let idx = self.directives.len();
-        let text = if checked.redacted {
-            checked.args.join(" ")
-        } else {
-            args_text(content, toks)
-        };
+        let text = checked
+            .redacted_text
+            .unwrap_or_else(|| args_text(content, toks));
         self.directives.push(Directive {
-            name: name.to_string(),
-            args: checked.args,
+            name: Cow::Borrowed(name),
             text,
             line: no,
             column: col,
@@ -348,7 +356,7 @@ impl<'t> Parser<'t> {
 
     fn push_directive(
         &mut self,
-        name: String,
+        name: Cow<'static, str>,
         args: &[Tok<'_>],
         no: usize,
         col: usize,
@@ -360,7 +368,6 @@ impl<'t> Parser<'t> {
             .collect();
         self.directives.push(Directive {
             name,
-            args: args.iter().map(|t| t.s.to_string()).collect(),
             text: args_text(content, &all),
             line: no,
             column: col,

@@ -87,7 +87,7 @@ fn tool_condition(target: &str) -> String {
 fn lower(af: &Agentfile, d: &Directive) -> Option<PolicySource> {
     const ACTION: &str = "action == AgentRC::Action::\"tool.invoke\"";
     let target = d.arg(1)?;
-    let (id, text) = match d.name.as_str() {
+    let (id, text) = match d.name.as_ref() {
         "ALLOW" => {
             let principal = match af.agent() {
                 Some(a) => format!("principal == AgentRC::Agent::{}", cedar_string(a)),
@@ -128,7 +128,7 @@ fn lower(af: &Agentfile, d: &Directive) -> Option<PolicySource> {
 pub(crate) fn policy_sources(af: &Agentfile) -> Vec<PolicySource> {
     af.directives()
         .iter()
-        .filter_map(|d| match d.name.as_str() {
+        .filter_map(|d| match d.name.as_ref() {
             "POLICY" => d.block.as_ref().map(|b| PolicySource {
                 id: format!("policy@L{}", d.line),
                 text: b.body.clone(),
