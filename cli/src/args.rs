@@ -26,14 +26,6 @@ pub struct Cli {
 /// One `leasekit` command.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Allow or deny each TARGET for CAPABILITY under a lease (with the error code and canonical target).
-    Check(CheckArgs),
-    /// Is CHILD a subset of PARENT (may PARENT delegate CHILD)? Prints a witness when not.
-    Subset(SubsetArgs),
-    /// Narrow a REQUESTED lease to a CEILING: the effective lease and every reduction.
-    Narrow(NarrowArgs),
-    /// Explain in words what a PATTERN matches for a CAPABILITY, with examples.
-    Explain(ExplainArgs),
     /// Lint Agentfiles: `path:line:col: severity[code]: message` (or JSON).
     Lint(LintArgs),
     /// Review an Agentfile before running it: command, tools, paths, hosts, secrets (names
@@ -41,8 +33,16 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Write the lockfile (agentrc.lock) of an Agentfile.
     Lock(LockArgs),
+    /// Allow or deny each TARGET for CAPABILITY under a lease (with the error code and canonical target).
+    Check(CheckArgs),
+    /// Is CHILD a subset of PARENT (may PARENT delegate CHILD)? Prints a witness when not.
+    Subset(SubsetArgs),
+    /// Narrow a REQUESTED lease to a CEILING: the effective lease and every reduction.
+    Narrow(NarrowArgs),
     /// Evaluate a Cedar request against an Agentfile's POLICY blocks and ALLOW/DENY/RATELIMIT.
     Policy(PolicyArgs),
+    /// Explain in words what a PATTERN matches for a CAPABILITY, with examples.
+    Explain(ExplainArgs),
 }
 
 /// Output format.
@@ -62,6 +62,7 @@ pub enum Format {
     Examples:\n  \
     leasekit check --lease examples/leases/code-reviewer.json fs.read /workspace/src/lib.rs /etc/passwd\n  \
     leasekit check --lease lease.json --constraints c.json --now 2026-01-01T00:00:00Z net.fetch https://api.github.com/repos\n  \
+    leasekit check --agentfile examples/agentfiles/code-reviewer/Agentfile fs.write /workspace/src/lib.rs\n  \
     echo '{\"tool.call\":[\"web.*\"]}' | leasekit check --lease - tool.call web.search web.search.advanced"
 )]
 pub struct CheckArgs {

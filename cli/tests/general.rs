@@ -63,3 +63,64 @@ fn no_colour_when_stdout_is_not_a_terminal() {
         .code(1)
         .stdout(predicate::str::contains("\u{1b}[").not());
 }
+
+/// Splits a shell-like example line: whitespace-separated, `'...'` quoting (no escapes).
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+#[test]
+fn help_examples_on_example_files_run() {
+    let root = common::repo_root();
+    let mut ran = 0;
+    for command in COMMANDS {
+        let help = leasekit().args([command, "--help"]).output().unwrap();
+        let help = String::from_utf8(help.stdout).unwrap();
+        for line in help
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("leasekit "))
+        {
+            let args = words(line);
+            // Runnable as is: no pipes, continuations, globs, output files or placeholder inputs.
+            let runnable = !line.contains(['|', '\\'])
+                && !args
+                    .iter()
+                    .any(|a| a == "-o" || (a.starts_with("examples/") && a.contains('*')))
+                && args
+                    .iter()
+                    .filter(|a| a.ends_with(".json") || a.ends_with("Agentfile"))
+                    .all(|a| root.join(a).exists());
+            if !runnable {
+                continue;
+            }
+            let output = leasekit().args(&args[1..]).output().unwrap();
+            let code = output.status.code();
+            assert!(
+                matches!(code, Some(0 | 1)),
+                "`{line}` exited {code:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            ran += 1;
+        }
+    }
+    eprintln!("{ran} help examples ran");
+    assert!(ran >= 12, "only {ran} help examples were runnable");
+}
