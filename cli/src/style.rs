@@ -55,3 +55,17 @@ impl Style {
         self.paint("2", text)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Style;
+
+    #[test]
+    fn paints_only_when_enabled() {
+        let on = Style { enabled: true };
+        assert_eq!(on.good("allow"), "\x1b[32mallow\x1b[0m");
+        assert_eq!(on.bad("deny"), "\x1b[31mdeny\x1b[0m");
+        assert_eq!(Style::plain().good("allow"), "allow");
+        assert_eq!(Style::plain().warn("w"), "w");
+    }
+}

@@ -359,3 +359,26 @@ fn to_json(
         "invalid_targets": list(None),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Piece, build, pieces};
+
+    #[test]
+    fn lexes_star_runs_and_rebuilds() {
+        let p = pieces("https://*.example.com/**");
+        let kinds: Vec<String> = p
+            .iter()
+            .map(|x| match x {
+                Piece::Literal(s) => format!("L{s}"),
+                Piece::Wildcard(s) => format!("W{s}"),
+            })
+            .collect();
+        assert_eq!(kinds, ["Lhttps://", "W*", "L.example.com/", "W**"]);
+        assert_eq!(
+            build(&p, |i| format!("<{i}>")),
+            "https://<0>.example.com/<1>"
+        );
+        assert!(pieces("").is_empty());
+    }
+}
