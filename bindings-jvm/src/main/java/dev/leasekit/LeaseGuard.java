@@ -36,7 +36,7 @@ public final class LeaseGuard implements AutoCloseable {
   private final Lease lease;
 
   private LeaseGuard(long nativeHandle, Clock clock, Lease lease) {
-    this.handle = new NativeHandle(this, nativeHandle);
+    this.handle = new NativeHandle(nativeHandle);
     this.clock = clock;
     this.lease = lease;
   }

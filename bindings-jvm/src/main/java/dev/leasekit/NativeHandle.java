@@ -2,6 +2,7 @@ package dev.leasekit;
 
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongConsumer;
@@ -9,21 +10,27 @@ import java.util.function.LongFunction;
 
 /**
  * Owns one native guard handle. Calls run under a read lock (so many threads may call at once),
- * freeing runs under the write lock, exactly once: by {@link #release} or, if the owner is
- * garbage collected first, by the shared {@link Cleaner}.
+ * freeing runs under the write lock, exactly once: by {@link #release} or, if this object becomes
+ * unreachable first, by the shared {@link Cleaner}. The cleaner watches this object (not the
+ * guard that holds it), and {@link #call} keeps it reachable until the native call returns, so
+ * the cleaner can never free a handle that is in use.
  */
 final class NativeHandle {
   private static final Cleaner CLEANER = Cleaner.create();
+
+  /** Handles created and not yet freed (for tests of the cleaner). */
+  static final AtomicLong LIVE = new AtomicLong();
 
   private final ReadWriteLock lock = new ReentrantReadWriteLock();
   private final Cleaner.Cleanable cleanable;
   private final long handle;
   private boolean released;
 
-  /** Takes ownership of {@code handle}; the cleaner frees it once {@code owner} is unreachable. */
-  NativeHandle(Object owner, long handle) {
+  /** Takes ownership of {@code handle}. */
+  NativeHandle(long handle) {
     this.handle = handle;
-    this.cleanable = CLEANER.register(owner, new Free(handle));
+    LIVE.incrementAndGet();
+    this.cleanable = CLEANER.register(this, new Free(handle));
   }
 
   /** Runs {@code call} with the live handle; after release it throws InvalidRequestException. */
@@ -78,6 +85,7 @@ final class NativeHandle {
 
     @Override
     public void run() {
+      LIVE.decrementAndGet();
       Native.guardFree(handle);
     }
   }

@@ -171,14 +171,29 @@ class LeaseGuardTest {
 
   @Test
   void unclosedGuardsAreFreedByTheCleaner() throws Exception {
-    // Many guards dropped without close(): the Cleaner frees them; the JVM stays healthy.
+    long before = NativeHandle.LIVE.get();
     for (int i = 0; i < 2_000; i++) {
       LeaseGuard.of(guideLease()).authorize("tool.call", "search:web");
     }
-    System.gc();
-    Thread.sleep(50);
+    assertTrue(NativeHandle.LIVE.get() > before, "guards are live until collected");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (NativeHandle.LIVE.get() > before + 100 && System.nanoTime() < deadline) {
+      System.gc();
+      Thread.sleep(20);
+    }
+    assertTrue(
+        NativeHandle.LIVE.get() <= before + 100,
+        "the cleaner freed dropped guards: live " + NativeHandle.LIVE.get());
     try (LeaseGuard guard = LeaseGuard.of(guideLease())) {
       assertEquals("search:web", guard.authorize("tool.call", "search:web"));
     }
+  }
+
+  @Test
+  void closeFreesAtOnce() {
+    LeaseGuard guard = LeaseGuard.of(guideLease());
+    long live = NativeHandle.LIVE.get();
+    guard.close();
+    assertTrue(NativeHandle.LIVE.get() <= live - 1, "close() freed the handle");
   }
 }
