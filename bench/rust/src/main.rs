@@ -32,7 +32,8 @@ fn time_record(op: &str, f: impl FnMut()) -> Value {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let inputs: Value =
-        serde_json::from_str(&std::fs::read_to_string(&args[1]).expect("read inputs")).expect("json");
+        serde_json::from_str(&std::fs::read_to_string(&args[1]).expect("read inputs"))
+            .expect("json");
     let cap = inputs["capability"].as_str().unwrap().to_owned();
     let mut records = Vec::new();
 
@@ -41,7 +42,10 @@ fn main() {
         let guard = guard_for(json!({ cap.clone(): inputs["leases"][&n] }));
         let target = inputs["targets"][&n].as_str().unwrap().to_owned();
         let denied = inputs["denied"][&n].as_str().unwrap().to_owned();
-        assert_eq!(guard.authorize(&cap, &target).as_deref(), Ok(target.as_str()));
+        assert_eq!(
+            guard.authorize(&cap, &target).as_deref(),
+            Ok(target.as_str())
+        );
         assert!(guard.authorize(&cap, &denied).is_err());
         records.push(time_record(&format!("authorize/{n}"), || {
             black_box(guard.authorize(black_box(&cap), black_box(&target)).is_ok());
@@ -53,7 +57,11 @@ fn main() {
     let opts = SubsetOptions::default();
     assert!(is_lease_subset(&child, &parent, &opts));
     records.push(time_record("subset", || {
-        black_box(is_lease_subset(black_box(&child), black_box(&parent), &opts));
+        black_box(is_lease_subset(
+            black_box(&child),
+            black_box(&parent),
+            &opts,
+        ));
     }));
 
     let b = &inputs["budget"];
@@ -67,7 +75,11 @@ fn main() {
     let spender = guard_for(json!({"cost.budget": [b["lease_budget"]]}));
     let metric = strs(&b["metric"]);
     records.push(time_record("budget_spend", || {
-        black_box(spender.record_metric(&metric[0], &metric[1], &metric[2]).is_ok());
+        black_box(
+            spender
+                .record_metric(&metric[0], &metric[1], &metric[2])
+                .is_ok(),
+        );
     }));
 
     // Adversarial: the backtracking pattern against growing targets (in-process; the core is
@@ -82,8 +94,10 @@ fn main() {
         let (ns, _, _) = median_ns_per_call(|| {
             black_box(guard.authorize(acap, black_box(&target)).is_ok());
         });
-        records.push(json!({"kind": "adv", "impl": "leasekit", "series": "star-a", "n": size,
-            "ns": ns, "timed_out": false, "peak_rss_kb": peak_rss_kb()}));
+        records.push(
+            json!({"kind": "adv", "impl": "leasekit", "series": "star-a", "n": size,
+            "ns": ns, "timed_out": false, "peak_rss_kb": peak_rss_kb()}),
+        );
     }
 
     let out = json!({"lang": "rust", "records": records});
