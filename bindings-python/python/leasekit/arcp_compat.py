@@ -51,6 +51,10 @@ child_constraints=None)``
     ``[A-Za-z][A-Za-z0-9_-]{0,31}`` (SDK: ``[A-Za-z][A-Za-z0-9]{0,9}``), limits amounts to 15
     integer and 9 fraction digits, and normalizes the amount (``Decimal("2.5")``). Failures
     raise ``leasekit.InvalidRequest`` (a ``ValueError``, as in the SDK).
+
+Cost: every call here validates and compiles the lease it is given (the SDK passes plain dicts),
+about 17 us for ``validate_lease_op`` on a three-capability lease versus under 1 us for
+``LeaseGuard.authorize`` on a guard built once; prefer a guard in hot loops.
 """
 
 from __future__ import annotations
