@@ -3,6 +3,8 @@
 use leasekit::ErrorCode;
 use napi_derive::napi;
 
+use crate::boundary::{Result, run};
+
 /// One ARCP error code and whether it is retryable.
 #[napi(object)]
 pub struct ErrorCodeInfo {
@@ -14,12 +16,14 @@ pub struct ErrorCodeInfo {
 
 /// Every ARCP error code of the core, in the core's order, with its `retryable` flag.
 #[napi]
-pub fn error_codes() -> Vec<ErrorCodeInfo> {
-    ErrorCode::ALL
-        .iter()
-        .map(|c| ErrorCodeInfo {
-            code: c.as_str().to_owned(),
-            retryable: c.retryable(),
-        })
-        .collect()
+pub fn error_codes() -> Result<Vec<ErrorCodeInfo>> {
+    run(|| {
+        Ok(ErrorCode::ALL
+            .iter()
+            .map(|c| ErrorCodeInfo {
+                code: c.as_str().to_owned(),
+                retryable: c.retryable(),
+            })
+            .collect())
+    })
 }

@@ -253,8 +253,8 @@ impl LeaseGuard {
 
     /// Whether `close()` has been called.
     #[napi]
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
+    pub fn is_closed(&self) -> Result<bool> {
+        run(|| Ok(self.inner.is_closed()))
     }
 
     /// The guarded lease, in stored (canonical) form.
@@ -265,7 +265,7 @@ impl LeaseGuard {
 
     /// The effective (possibly inherited) expiry as an RFC 3339 string, or `null`.
     #[napi]
-    pub fn expires_at(&self) -> Option<String> {
-        self.inner.expires_at().map(|t| t.to_rfc3339())
+    pub fn expires_at(&self) -> Result<Option<String>> {
+        run(|| Ok(self.inner.expires_at().map(|t| t.to_rfc3339())))
     }
 }

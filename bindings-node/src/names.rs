@@ -7,14 +7,14 @@ use crate::boundary::{Result, run};
 /// Whether `name` is a valid capability name (one of the 7 reserved names or
 /// `x-vendor.<seg>.<seg>...`).
 #[napi]
-pub fn is_valid_capability_name(name: String) -> bool {
-    leasekit::is_valid_capability_name(&name)
+pub fn is_valid_capability_name(name: String) -> Result<bool> {
+    run(|| Ok(leasekit::is_valid_capability_name(&name)))
 }
 
 /// Whether `name` is one of the 7 reserved ARCP capability names.
 #[napi]
-pub fn is_reserved_capability_name(name: String) -> bool {
-    leasekit::is_reserved_capability_name(&name)
+pub fn is_reserved_capability_name(name: String) -> Result<bool> {
+    run(|| Ok(leasekit::is_reserved_capability_name(&name)))
 }
 
 /// The canonical form of `target` for `capability` (SEMANTICS section 5).
