@@ -1,0 +1,57 @@
+// Type-checked (never run) by test/types.test.mjs: the checked-in index.d.ts must accept
+// the documented uses and reject the wrong ones (each @ts-expect-error must be an error).
+import {
+  LeaseGuard, LeaseError, PermissionDeniedError, LeaseSubsetViolationError, errorClasses,
+  matchGlob, canonicalizeTarget, isLeaseSubset, assertLeaseSubset, validateLeaseShape,
+  validateLeaseConstraints, initialBudgetFromLease, parseBudgetAmount, parseAmount,
+  isReservedCapabilityName, isValidCapabilityName, narrowLease, checkAgentfile,
+  type Lease, type ErrorCode, type Metric, type AgentfileReport,
+} from 'leasekit'
+
+const lease: Lease = { 'fs.read': ['/data/**'], 'cost.budget': ['USD:5'] }
+const ok: boolean = matchGlob('fs.read', '/data/**', '/data/x')
+const canonical: string = canonicalizeTarget('net.fetch', 'https://api.example.com')
+const subset: boolean = isLeaseSubset(lease, lease, { parentRemaining: { USD: '5' }, childConstraints: { expires_at: new Date() } })
+assertLeaseSubset(lease, '{"fs.read": ["/data/**"]}')
+validateLeaseShape(lease)
+validateLeaseConstraints({ expires_at: '2030-01-01T00:00:00Z' }, Date.now())
+const budget: Record<string, string> = initialBudgetFromLease(lease)
+const amount: string = parseBudgetAmount('USD:2.50').amount
+const normalized: string[] = [parseAmount('1.50'), parseAmount(0.3), parseAmount(12n)]
+const names: boolean = isReservedCapabilityName('fs.read') && isValidCapabilityName('x-vendor.a.b')
+const narrowed: Lease = narrowLease(lease, lease).lease
+const report: AgentfileReport = checkAgentfile('AGENT a\n', { compat: false })
+
+const guard = new LeaseGuard(lease, { expires_at: new Date() }, { clock: () => new Date(), graceMillis: 0, allowAnyModel: false })
+const target: string = guard.authorize('fs.read', '/data/x')
+const emitted: Metric[] = guard.recordMetric('cost.llm', 0.1, 'USD')
+const remaining: string | undefined = guard.remaining().USD
+const child: LeaseGuard = guard.delegate({ 'fs.read': ['/data/a'] })
+const expires: string | null = child.expiresAt()
+
+try {
+  guard.authorize('fs.read', '/etc/passwd')
+} catch (e) {
+  if (e instanceof PermissionDeniedError) {
+    const code: ErrorCode = e.code
+    const retry: boolean = e.retryable
+    const details: Record<string, unknown> = e.details
+    void [code, retry, details]
+  }
+  if (e instanceof LeaseError && e.code === 'LEASE_SUBSET_VIOLATION') void e.details.witness
+}
+const cls: typeof LeaseError = errorClasses.LEASE_SUBSET_VIOLATION
+const isViolation: boolean = new LeaseSubsetViolationError('x') instanceof LeaseError
+
+// @ts-expect-error matchGlob takes strings
+matchGlob('fs.read', 1, '/x')
+// @ts-expect-error a lease maps names to string arrays
+validateLeaseShape({ 'fs.read': '/data' })
+// @ts-expect-error amounts are strings, numbers or bigints
+parseAmount(true)
+// @ts-expect-error the clock returns a time value
+new LeaseGuard(lease, null, { clock: () => true })
+// @ts-expect-error not an ARCP code
+const wrong: ErrorCode = 'NOT_A_CODE'
+
+void [ok, canonical, subset, budget, amount, normalized, names, narrowed, report, target, emitted, remaining, expires, cls, isViolation, wrong]
