@@ -84,17 +84,25 @@ function convertError(err) {
   return new errorClasses.INTERNAL_ERROR(message, {}, { cause: err })
 }
 
+/** Converts `err` and starts its stack trace at the caller of `entry` (not in this file). */
+function rethrow(err, entry) {
+  const converted = convertError(err)
+  if (converted !== err) Error.captureStackTrace(converted, entry)
+  return converted
+}
+
 /** Wraps a native function so that what it throws is a LeaseError. */
 function wrap(fn) {
-  return {
+  const wrapped = {
     [fn.name]: function (...args) {
       try {
         return fn.apply(this, args)
       } catch (err) {
-        throw convertError(err)
+        throw rethrow(err, wrapped)
       }
     },
   }[fn.name]
+  return wrapped
 }
 
 // LeaseGuard: wrap the prototype methods in place (so instances made by `delegate`
@@ -107,11 +115,11 @@ for (const name of Object.getOwnPropertyNames(NativeLeaseGuard.prototype)) {
   }
 }
 const LeaseGuard = new Proxy(NativeLeaseGuard, {
-  construct(target, args, newTarget) {
+  construct: function construct(target, args, newTarget) {
     try {
       return Reflect.construct(target, args, newTarget === LeaseGuard ? target : newTarget)
     } catch (err) {
-      throw convertError(err)
+      throw rethrow(err, construct)
     }
   },
 })
