@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use super::diagnostics::{Diagnostic, Severity};
-use super::directives::{DirectiveInfo, directive_info};
+use super::directives::DirectiveInfo;
 
 /// What a redacted token is replaced with.
 pub const REDACTED: &str = "<redacted>";
@@ -51,12 +51,14 @@ pub struct Directive {
     pub span: Span,
     /// The block body for `POLICY` and block-form `SOP` (omitted from JSON when absent).
     pub block: Option<Block>,
+    /// Cached vocabulary entry (`None` for extensions).
+    pub(crate) info: Option<&'static DirectiveInfo>,
 }
 
 impl Directive {
     /// Static facts about this directive (`None` for `X-` extensions).
     pub fn info(&self) -> Option<&'static DirectiveInfo> {
-        directive_info(&self.name)
+        self.info
     }
 
     /// True for placement directives (BIND SLICE IMAGE ISOLATION BROKER BACKEND PLUGIN).

@@ -11,7 +11,9 @@ use super::ParseOptions;
 use super::args::{Tok, check_arguments};
 use super::ast::{Agentfile, Block, Directive, Span, SyntaxMarker};
 use super::diagnostics::{Diagnostic, Severity, codes, sort_by_position};
-use super::directives::{DOCKERFILE_KEYWORDS, NEWER_GRAMMAR_KEYWORDS, directive_info};
+use super::directives::{
+    DOCKERFILE_KEYWORDS, DirectiveInfo, NEWER_GRAMMAR_KEYWORDS, directive_info,
+};
 
 /// The syntax marker value draft.4 (and draft.2-6) used.
 pub const SYNTAX_V01: &str = "agentrc.agentfile/v0.1";
@@ -220,7 +222,7 @@ impl<'t> Parser<'t> {
             return;
         }
         if let Some(info) = directive_info(name) {
-            self.directive(info.name, info.single, no, col, span, content, toks, next);
+            self.directive(info, no, col, span, content, toks, next);
             return;
         }
         if name.len() > 2 && name.starts_with("X-") {
@@ -306,8 +308,7 @@ impl<'t> Parser<'t> {
     #[allow(clippy::too_many_arguments)]
     fn directive(
         &mut self,
-        name: &'static str,
-        single: bool,
+        info: &'static DirectiveInfo,
         no: usize,
         col: usize,
         span: Span,
@@ -315,7 +316,8 @@ impl<'t> Parser<'t> {
         toks: &[Tok<'_>],
         next: usize,
     ) {
-        if single {
+        let name = info.name;
+        if info.single {
             if let Some((_, first)) = self.seen_single.iter().find(|(n, _)| *n == name) {
                 let msg = format!("`{name}` may appear only once (first at line {first})");
                 self.error(codes::DUPLICATE_DIRECTIVE, no, col, msg);
@@ -342,6 +344,7 @@ impl<'t> Parser<'t> {
             column: col,
             span,
             block: None,
+            info: Some(info),
         });
         if let Some(cred) = checked.cred {
             self.creds.push(cred);
@@ -373,6 +376,7 @@ impl<'t> Parser<'t> {
             column: col,
             span,
             block: None,
+            info: None,
         });
     }
 
