@@ -15,7 +15,7 @@ jvm_stage_native_resource
 
 rm -rf bindings-jvm/target/surefire-reports
 (cd bindings-jvm && mvn -B --no-transfer-progress verify dependency:build-classpath \
-  -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime \
+  -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime \
   -Dleasekit.library.path="$JVM_LIB") || status=1
 
 read -r pass fail < <(jvm_count_reports bindings-jvm/target/surefire-reports)

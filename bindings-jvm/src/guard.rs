@@ -195,29 +195,6 @@ pub fn guard_close<'local>(
     })
 }
 
-/// `Native.guardIsClosed(handle)`.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn guard_is_closed<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: i64,
-) -> bool {
-    run(env, |_env| Ok(guard(handle)?.is_closed()))
-}
-
-/// `Native.guardLease(handle)`: the guard's lease as canonical JSON.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn guard_lease<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: i64,
-) -> JString<'local> {
-    run(env, |env| {
-        let text = guard(handle)?.lease().to_json();
-        new_string(env, &text)
-    })
-}
-
 /// `Native.guardExpiresAt(handle)`: the effective expiry as decimal epoch nanos, or `null`.
 #[jni_mangle("dev.leasekit.Native")]
 pub fn guard_expires_at<'local>(

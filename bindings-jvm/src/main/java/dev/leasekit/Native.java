@@ -68,10 +68,6 @@ final class Native {
 
   static native String guardClose(long handle);
 
-  static native boolean guardIsClosed(long handle);
-
-  static native String guardLease(long handle);
-
   static native String guardExpiresAt(long handle);
 
   static native void guardFree(long handle);
