@@ -141,6 +141,7 @@ pub(crate) fn policy_sources(af: &Agentfile) -> Vec<PolicySource> {
 }
 
 /// The hint for the three known ways spec examples fail to parse as Cedar.
+#[cfg_attr(not(feature = "cedar"), allow(dead_code))]
 pub(crate) fn cedar_hint(body: &str) -> Option<&'static str> {
     if body.lines().any(|l| l.trim_start().starts_with('#')) {
         Some("Cedar comments start with `//`, not `#`")
