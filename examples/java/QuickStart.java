@@ -1,7 +1,8 @@
 // leasekit for Java in one file: build a lease, guard operations, spend an exact budget, and
 // delegate to a child whose lease must be a subset. Runs against the packaged jar:
 //
-//   java -cp bindings-jvm/target/leasekit-0.1.0.jar:<jackson-databind jars> examples/java/QuickStart.java
+//   java -cp bindings-jvm/target/leasekit-0.1.0.jar:<jackson-databind jars>
+// examples/java/QuickStart.java
 //
 // (scripts/test-jvm.sh runs it this way; the native library is loaded from the jar.)
 // Exits non-zero if any result differs from what is printed as expected.
@@ -59,16 +60,27 @@ public class QuickStart {
         guard.delegate(Lease.builder().allow("fs.read", "/**").build());
         check(false, "a wider child must be refused");
       } catch (LeaseSubsetViolationException e) {
-        System.out.println("subset violation: " + e.capability().orElse("?")
-            + " witness \"" + e.witness().orElse("?") + "\"");
+        System.out.println(
+            "subset violation: "
+                + e.capability().orElse("?")
+                + " witness \""
+                + e.witness().orElse("?")
+                + "\"");
       }
       try (LeaseGuard child =
           guard.delegate(
-              Lease.builder().allow("model.use", "gpt-4o*").budget("USD", new BigDecimal("2")).build())) {
+              Lease.builder()
+                  .allow("model.use", "gpt-4o*")
+                  .budget("USD", new BigDecimal("2"))
+                  .build())) {
         child.authorizeModel("gpt-4o-mini");
-        check(guard.remaining().get("USD").compareTo(new BigDecimal("7")) == 0, "parent after reserve");
+        check(
+            guard.remaining().get("USD").compareTo(new BigDecimal("7")) == 0,
+            "parent after reserve");
       }
-      check(guard.remaining().get("USD").compareTo(new BigDecimal("9")) == 0, "parent after child close");
+      check(
+          guard.remaining().get("USD").compareTo(new BigDecimal("9")) == 0,
+          "parent after child close");
     }
     System.out.println("native library from: " + NativeLibrary.loadedFrom());
     System.out.println("QuickStart OK");

@@ -3,7 +3,8 @@ package dev.leasekit;
 import java.util.Map;
 
 /**
- * {@code AGENT_NOT_AVAILABLE}: The agent is not available (ARCP code, not raised by leasekit itself).
+ * {@code AGENT_NOT_AVAILABLE}: The agent is not available (ARCP code, not raised by leasekit
+ * itself).
  */
 public final class AgentNotAvailableException extends LeaseException {
   private static final long serialVersionUID = 1L;

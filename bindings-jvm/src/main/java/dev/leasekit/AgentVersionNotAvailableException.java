@@ -3,7 +3,8 @@ package dev.leasekit;
 import java.util.Map;
 
 /**
- * {@code AGENT_VERSION_NOT_AVAILABLE}: The agent version is not available (ARCP code, not raised by leasekit itself).
+ * {@code AGENT_VERSION_NOT_AVAILABLE}: The agent version is not available (ARCP code, not raised by
+ * leasekit itself).
  */
 public final class AgentVersionNotAvailableException extends LeaseException {
   private static final long serialVersionUID = 1L;

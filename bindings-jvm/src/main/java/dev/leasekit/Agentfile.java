@@ -55,7 +55,8 @@ public final class Agentfile {
     }
     JsonNode lease = node.get("lease");
     Lease derived = lease == null || lease.isNull() ? null : Lease.fromJson(Json.write(lease));
-    return new Report(node.path("ok").asBoolean(), List.copyOf(diagnostics), Optional.ofNullable(derived));
+    return new Report(
+        node.path("ok").asBoolean(), List.copyOf(diagnostics), Optional.ofNullable(derived));
   }
 
   /**

@@ -11,9 +11,8 @@ import java.util.Optional;
  * The exact-decimal {@code cost.budget} counters of a {@link LeaseGuard} ({@link
  * LeaseGuard#budget()}), plus the budget helpers ({@link #parseEntry}, {@link #sum}).
  *
- * <p>Amounts are {@link BigDecimal}s end to end and cross to the Rust core as strings, never
- * binary floating point. Updates are atomic in the core: concurrent spenders never lose an
- * update.
+ * <p>Amounts are {@link BigDecimal}s end to end and cross to the Rust core as strings, never binary
+ * floating point. Updates are atomic in the core: concurrent spenders never lose an update.
  *
  * <pre>{@code
  * BudgetCounters budget = guard.budget();

@@ -3,7 +3,8 @@ package dev.leasekit;
 import java.util.Map;
 
 /**
- * {@code BUDGET_EXHAUSTED}: A budget counter is spent (at or below zero), or a reservation does not fit.
+ * {@code BUDGET_EXHAUSTED}: A budget counter is spent (at or below zero), or a reservation does not
+ * fit.
  */
 public final class BudgetExhaustedException extends LeaseException {
   private static final long serialVersionUID = 1L;

@@ -2,9 +2,7 @@ package dev.leasekit;
 
 import java.util.Map;
 
-/**
- * {@code CANCELLED}: The job was cancelled (ARCP code, not raised by leasekit itself).
- */
+/** {@code CANCELLED}: The job was cancelled (ARCP code, not raised by leasekit itself). */
 public final class CancelledException extends LeaseException {
   private static final long serialVersionUID = 1L;
 

@@ -63,8 +63,8 @@ public final class Capabilities {
   }
 
   /**
-   * Whether a pattern matches a target (after canonicalizing the target). {@code *} matches
-   * within one segment, a whole-segment {@code **} any number of segments.
+   * Whether a pattern matches a target (after canonicalizing the target). {@code *} matches within
+   * one segment, a whole-segment {@code **} any number of segments.
    *
    * @param capability the capability (decides the separators)
    * @param pattern the glob pattern

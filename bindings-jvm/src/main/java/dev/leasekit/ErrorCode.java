@@ -3,13 +3,16 @@ package dev.leasekit;
 import java.util.Optional;
 
 /**
- * The stable ARCP v1.1 error codes (section 12). The names are the wire strings, identical in
- * every leasekit language; {@link #retryable()} is fixed per code.
+ * The stable ARCP v1.1 error codes (section 12). The names are the wire strings, identical in every
+ * leasekit language; {@link #retryable()} is fixed per code.
  */
 public enum ErrorCode {
   /** The lease does not grant the capability for the target. */
   PERMISSION_DENIED(false),
-  /** A delegated lease is not a subset of its parent; {@link LeaseException#details()} names the capability, the child pattern and a witness. */
+  /**
+   * A delegated lease is not a subset of its parent; {@link LeaseException#details()} names the
+   * capability, the child pattern and a witness.
+   */
   LEASE_SUBSET_VIOLATION(false),
   /** The operation happened at or after the lease's {@code expires_at}. */
   LEASE_EXPIRED(false),

@@ -2,9 +2,7 @@ package dev.leasekit;
 
 import java.util.Map;
 
-/**
- * {@code HEARTBEAT_LOST}: The peer's heartbeat was lost (ARCP code, retryable).
- */
+/** {@code HEARTBEAT_LOST}: The peer's heartbeat was lost (ARCP code, retryable). */
 public final class HeartbeatLostException extends LeaseException {
   private static final long serialVersionUID = 1L;
 

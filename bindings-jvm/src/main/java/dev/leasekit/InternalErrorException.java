@@ -3,7 +3,8 @@ package dev.leasekit;
 import java.util.Map;
 
 /**
- * {@code INTERNAL_ERROR}: An unexpected failure inside leasekit, including a Rust panic (retryable).
+ * {@code INTERNAL_ERROR}: An unexpected failure inside leasekit, including a Rust panic
+ * (retryable).
  */
 public final class InternalErrorException extends LeaseException {
   private static final long serialVersionUID = 1L;

@@ -3,7 +3,8 @@ package dev.leasekit;
 import java.util.Map;
 
 /**
- * {@code INVALID_REQUEST}: The input is malformed: a bad lease, pattern, target, amount or timestamp.
+ * {@code INVALID_REQUEST}: The input is malformed: a bad lease, pattern, target, amount or
+ * timestamp.
  */
 public final class InvalidRequestException extends LeaseException {
   private static final long serialVersionUID = 1L;

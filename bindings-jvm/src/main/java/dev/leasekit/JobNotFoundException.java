@@ -2,9 +2,7 @@ package dev.leasekit;
 
 import java.util.Map;
 
-/**
- * {@code JOB_NOT_FOUND}: The job does not exist (ARCP code, not raised by leasekit itself).
- */
+/** {@code JOB_NOT_FOUND}: The job does not exist (ARCP code, not raised by leasekit itself). */
 public final class JobNotFoundException extends LeaseException {
   private static final long serialVersionUID = 1L;
 

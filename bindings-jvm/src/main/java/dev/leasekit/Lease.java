@@ -15,9 +15,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * An ARCP lease: capability name to glob patterns, plus its {@link LeaseConstraints}. Immutable
- * and validated on construction by the Rust core; patterns are stored in canonical form (for
- * example {@code HTTPS://API.example.com:443} becomes {@code https://api.example.com/}).
+ * An ARCP lease: capability name to glob patterns, plus its {@link LeaseConstraints}. Immutable and
+ * validated on construction by the Rust core; patterns are stored in canonical form (for example
+ * {@code HTTPS://API.example.com:443} becomes {@code https://api.example.com/}).
  *
  * <pre>{@code
  * Lease lease = Lease.builder()
@@ -54,8 +54,8 @@ public final class Lease {
    *
    * @param json the lease JSON
    * @return the validated lease
-   * @throws InvalidRequestException if the lease is malformed (unknown capability, bad pattern,
-   *     bad budget entry, duplicate key, ...)
+   * @throws InvalidRequestException if the lease is malformed (unknown capability, bad pattern, bad
+   *     budget entry, duplicate key, ...)
    */
   public static Lease fromJson(String json) {
     return fromJson(json, LeaseConstraints.none());
@@ -108,8 +108,8 @@ public final class Lease {
    * The stored (canonical) patterns of a capability.
    *
    * @param capability a capability name
-   * @return the patterns (possibly empty: {@code []} grants nothing), or empty when the lease
-   *     does not name the capability
+   * @return the patterns (possibly empty: {@code []} grants nothing), or empty when the lease does
+   *     not name the capability
    */
   public Optional<List<String>> patterns(String capability) {
     return Optional.ofNullable(capabilities.get(capability));
@@ -196,8 +196,8 @@ public final class Lease {
     private Builder() {}
 
     /**
-     * Grants patterns for a capability (appending to earlier ones). With no patterns the
-     * capability is present with {@code []}, which grants nothing.
+     * Grants patterns for a capability (appending to earlier ones). With no patterns the capability
+     * is present with {@code []}, which grants nothing.
      *
      * @param capability a capability name such as {@code "net.fetch"}
      * @param patterns glob patterns

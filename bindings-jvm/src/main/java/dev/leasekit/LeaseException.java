@@ -9,10 +9,9 @@ import java.util.Objects;
 /**
  * An ARCP error raised by leasekit: a stable {@link #code()}, whether it is {@link #retryable()},
  * and structured {@link #details()}. Each code has its own subclass (for example {@link
- * PermissionDeniedException}, {@link LeaseSubsetViolationException}, {@link
- * LeaseExpiredException}, {@link BudgetExhaustedException}, {@link InvalidRequestException}), so
- * callers can catch exactly what they handle. Messages are for humans; compare codes, never
- * messages.
+ * PermissionDeniedException}, {@link LeaseSubsetViolationException}, {@link LeaseExpiredException},
+ * {@link BudgetExhaustedException}, {@link InvalidRequestException}), so callers can catch exactly
+ * what they handle. Messages are for humans; compare codes, never messages.
  */
 public class LeaseException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -71,8 +70,7 @@ public class LeaseException extends RuntimeException {
    * @param code the ARCP code
    * @param message a human-readable message
    * @param details structured details
-   * @return for example a {@link PermissionDeniedException} for {@link
-   *     ErrorCode#PERMISSION_DENIED}
+   * @return for example a {@link PermissionDeniedException} for {@link ErrorCode#PERMISSION_DENIED}
    */
   public static LeaseException of(ErrorCode code, String message, Map<String, ?> details) {
     return switch (code) {

@@ -2,9 +2,7 @@ package dev.leasekit;
 
 import java.util.Map;
 
-/**
- * {@code LEASE_EXPIRED}: The operation happened at or after the lease's {@code expires_at}.
- */
+/** {@code LEASE_EXPIRED}: The operation happened at or after the lease's {@code expires_at}. */
 public final class LeaseExpiredException extends LeaseException {
   private static final long serialVersionUID = 1L;
 

@@ -14,14 +14,14 @@ import java.util.Optional;
  * reservations, and delegation to child guards whose lease must be a subset.
  *
  * <p>Checks run in ARCP order: expiry ({@link LeaseExpiredException}), budget ({@link
- * BudgetExhaustedException}), names and target canonicalization ({@link
- * InvalidRequestException}), then the patterns ({@link PermissionDeniedException}). Time comes
- * from the injectable {@link Clock} (read once per call).
+ * BudgetExhaustedException}), names and target canonicalization ({@link InvalidRequestException}),
+ * then the patterns ({@link PermissionDeniedException}). Time comes from the injectable {@link
+ * Clock} (read once per call).
  *
- * <p>Thread-safe: any number of threads may use one guard; spending never loses an update.
- * Native memory is freed by {@link #close()} or, as a fallback, when the guard is garbage
- * collected. Closing a child guard also returns its unspent budget to the parent; a child that is
- * never closed keeps its reservation (fail-closed).
+ * <p>Thread-safe: any number of threads may use one guard; spending never loses an update. Native
+ * memory is freed by {@link #close()} or, as a fallback, when the guard is garbage collected.
+ * Closing a child guard also returns its unspent budget to the parent; a child that is never closed
+ * keeps its reservation (fail-closed).
  *
  * <pre>{@code
  * try (LeaseGuard guard = LeaseGuard.of(lease)) {
@@ -130,7 +130,9 @@ public final class LeaseGuard implements AutoCloseable {
     Instant now = clock.instant();
     String emitted =
         handle.call(
-            h -> Native.guardRecordMetric(h, now.getEpochSecond(), now.getNano(), name, value, unit));
+            h ->
+                Native.guardRecordMetric(
+                    h, now.getEpochSecond(), now.getNano(), name, value, unit));
     return Json.metrics(emitted);
   }
 
@@ -175,10 +177,10 @@ public final class LeaseGuard implements AutoCloseable {
   }
 
   /**
-   * Delegates to a child lease (ARCP section 10). The child must be a subset of this guard's
-   * lease: every pattern within the parent's, budgets within the parent's remaining amounts, the
-   * deadline no later than the parent's (an omitted child deadline inherits it). The child's
-   * budget is reserved from this guard at once.
+   * Delegates to a child lease (ARCP section 10). The child must be a subset of this guard's lease:
+   * every pattern within the parent's, budgets within the parent's remaining amounts, the deadline
+   * no later than the parent's (an omitted child deadline inherits it). The child's budget is
+   * reserved from this guard at once.
    *
    * @param child the child lease; its constraints are the child's constraints
    * @return a guard for the child, on the same clock

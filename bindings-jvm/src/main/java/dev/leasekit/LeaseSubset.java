@@ -60,8 +60,10 @@ public final class LeaseSubset {
    * @return {@code true} if the child is a subset
    * @throws InvalidRequestException if an amount is malformed
    */
-  public static boolean isSubset(Lease child, Lease parent, Map<String, BigDecimal> parentRemaining) {
-    return Native.isSubset(child.toJson(), parent.toJson(), options(child, parent, parentRemaining));
+  public static boolean isSubset(
+      Lease child, Lease parent, Map<String, BigDecimal> parentRemaining) {
+    return Native.isSubset(
+        child.toJson(), parent.toJson(), options(child, parent, parentRemaining));
   }
 
   private static String options(Lease child, Lease parent, Map<String, BigDecimal> remaining) {

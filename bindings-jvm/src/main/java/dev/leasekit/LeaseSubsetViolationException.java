@@ -4,7 +4,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code LEASE_SUBSET_VIOLATION}: A delegated lease is not a subset of its parent; {@link #details()} names the capability, the child pattern and a witness.
+ * {@code LEASE_SUBSET_VIOLATION}: A delegated lease is not a subset of its parent; {@link
+ * #details()} names the capability, the child pattern and a witness.
  */
 public final class LeaseSubsetViolationException extends LeaseException {
   private static final long serialVersionUID = 1L;

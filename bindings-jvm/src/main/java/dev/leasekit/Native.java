@@ -2,9 +2,9 @@ package dev.leasekit;
 
 /**
  * The JNI entry points of {@code libleasekit_jvm} (Rust crate {@code leasekit-jvm}). Leases,
- * constraints and results cross as JSON text, decimals as strings, instants as {@code
- * (epochSecond, nano)} or decimal epoch nanoseconds. Errors arrive as {@link LeaseException}s
- * thrown by the native side.
+ * constraints and results cross as JSON text, decimals as strings, instants as {@code (epochSecond,
+ * nano)} or decimal epoch nanoseconds. Errors arrive as {@link LeaseException}s thrown by the
+ * native side.
  */
 final class Native {
   static {

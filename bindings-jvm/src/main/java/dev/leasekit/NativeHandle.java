@@ -11,9 +11,9 @@ import java.util.function.LongFunction;
 /**
  * Owns one native guard handle. Calls run under a read lock (so many threads may call at once),
  * freeing runs under the write lock, exactly once: by {@link #release} or, if this object becomes
- * unreachable first, by the shared {@link Cleaner}. The cleaner watches this object (not the
- * guard that holds it), and {@link #call} keeps it reachable until the native call returns, so
- * the cleaner can never free a handle that is in use.
+ * unreachable first, by the shared {@link Cleaner}. The cleaner watches this object (not the guard
+ * that holds it), and {@link #call} keeps it reachable until the native call returns, so the
+ * cleaner can never free a handle that is in use.
  */
 final class NativeHandle {
   private static final Cleaner CLEANER = Cleaner.create();

@@ -20,8 +20,8 @@ import java.util.Locale;
  *   <li>the jar resource {@code /native/<os>-<arch>/<library file>}, copied to a temporary file.
  * </ol>
  *
- * <p>Every class of this package that calls native code loads it first, so applications rarely
- * need to call {@link #load()} themselves; calling it early surfaces a missing library at start-up.
+ * <p>Every class of this package that calls native code loads it first, so applications rarely need
+ * to call {@link #load()} themselves; calling it early surfaces a missing library at start-up.
  */
 public final class NativeLibrary {
   /** System property naming the native library file explicitly. */

@@ -2,9 +2,7 @@ package dev.leasekit;
 
 import java.util.Map;
 
-/**
- * {@code PERMISSION_DENIED}: The lease does not grant the capability for the target.
- */
+/** {@code PERMISSION_DENIED}: The lease does not grant the capability for the target. */
 public final class PermissionDeniedException extends LeaseException {
   private static final long serialVersionUID = 1L;
 

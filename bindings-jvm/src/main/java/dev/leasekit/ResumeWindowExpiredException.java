@@ -3,7 +3,8 @@ package dev.leasekit;
 import java.util.Map;
 
 /**
- * {@code RESUME_WINDOW_EXPIRED}: The resume window has passed (ARCP code, not raised by leasekit itself).
+ * {@code RESUME_WINDOW_EXPIRED}: The resume window has passed (ARCP code, not raised by leasekit
+ * itself).
  */
 public final class ResumeWindowExpiredException extends LeaseException {
   private static final long serialVersionUID = 1L;

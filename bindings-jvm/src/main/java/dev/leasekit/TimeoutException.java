@@ -2,9 +2,7 @@ package dev.leasekit;
 
 import java.util.Map;
 
-/**
- * {@code TIMEOUT}: The operation timed out (ARCP code, retryable).
- */
+/** {@code TIMEOUT}: The operation timed out (ARCP code, retryable). */
 public final class TimeoutException extends LeaseException {
   private static final long serialVersionUID = 1L;
 

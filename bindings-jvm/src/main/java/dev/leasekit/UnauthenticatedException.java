@@ -3,7 +3,8 @@ package dev.leasekit;
 import java.util.Map;
 
 /**
- * {@code UNAUTHENTICATED}: The caller is not authenticated (ARCP code, not raised by leasekit itself).
+ * {@code UNAUTHENTICATED}: The caller is not authenticated (ARCP code, not raised by leasekit
+ * itself).
  */
 public final class UnauthenticatedException extends LeaseException {
   private static final long serialVersionUID = 1L;

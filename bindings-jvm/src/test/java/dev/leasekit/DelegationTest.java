@@ -28,7 +28,8 @@ class DelegationTest {
   @Test
   void subsetChecksAreExact() {
     Lease parent = parent();
-    assertTrue(LeaseSubset.isSubset(Lease.builder().allow("model.use", "gpt-4o-mini").build(), parent));
+    assertTrue(
+        LeaseSubset.isSubset(Lease.builder().allow("model.use", "gpt-4o-mini").build(), parent));
     assertFalse(LeaseSubset.isSubset(Lease.builder().allow("fs.read", "/a/**").build(), parent));
     assertFalse(LeaseSubset.isSubset(Lease.builder().allow("fs.read", "/a/b**").build(), parent));
     assertTrue(LeaseSubset.isSubset(parent, parent));
@@ -50,14 +51,17 @@ class DelegationTest {
     assertTrue(LeaseSubset.isSubset(nine, parent));
     assertFalse(LeaseSubset.isSubset(eleven, parent));
     assertFalse(LeaseSubset.isSubset(nine, parent, Map.of("USD", new BigDecimal("5"))));
-    assertTrue(LeaseSubset.isSubset(Lease.builder().budget("EUR", new BigDecimal("99")).build(), parent));
+    assertTrue(
+        LeaseSubset.isSubset(Lease.builder().budget("EUR", new BigDecimal("99")).build(), parent));
   }
 
   @Test
   void expiryMustNotOutliveTheParent() {
     Lease parent = parent();
-    Lease later = Lease.builder().allow("tool.call", "search:web").expiresAt(T0.plusSeconds(7200)).build();
-    Lease earlier = Lease.builder().allow("tool.call", "search:web").expiresAt(T0.plusSeconds(60)).build();
+    Lease later =
+        Lease.builder().allow("tool.call", "search:web").expiresAt(T0.plusSeconds(7200)).build();
+    Lease earlier =
+        Lease.builder().allow("tool.call", "search:web").expiresAt(T0.plusSeconds(60)).build();
     assertFalse(LeaseSubset.isSubset(later, parent));
     assertTrue(LeaseSubset.isSubset(earlier, parent));
     assertThrows(LeaseSubsetViolationException.class, () -> LeaseSubset.validate(later, parent));
@@ -103,10 +107,13 @@ class DelegationTest {
   @Test
   void childWithoutBudgetSharesTheParentsCounters() {
     try (LeaseGuard guard = LeaseGuard.of(parent().withConstraints(LeaseConstraints.none()))) {
-      try (LeaseGuard child = guard.delegate(Lease.builder().allow("tool.call", "search:web").build())) {
+      try (LeaseGuard child =
+          guard.delegate(Lease.builder().allow("tool.call", "search:web").build())) {
         child.recordMetric("cost.llm", new BigDecimal("10"), "USD");
-        assertThrows(BudgetExhaustedException.class, () -> guard.authorize("tool.call", "search:x"));
-        assertThrows(BudgetExhaustedException.class, () -> child.authorize("tool.call", "search:web"));
+        assertThrows(
+            BudgetExhaustedException.class, () -> guard.authorize("tool.call", "search:x"));
+        assertThrows(
+            BudgetExhaustedException.class, () -> child.authorize("tool.call", "search:web"));
       }
       assertDoesNotThrow(() -> guard.remaining());
     }

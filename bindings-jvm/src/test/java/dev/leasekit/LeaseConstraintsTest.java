@@ -14,7 +14,8 @@ class LeaseConstraintsTest {
   @Test
   void parseStrictUtcAcceptsOnlyTheArcpForm() {
     assertEquals(
-        Instant.parse("2024-09-01T00:00:00Z"), LeaseConstraints.parseStrictUtc("2024-09-01T00:00:00Z"));
+        Instant.parse("2024-09-01T00:00:00Z"),
+        LeaseConstraints.parseStrictUtc("2024-09-01T00:00:00Z"));
     assertEquals(
         Instant.parse("2024-09-01T00:00:00.123456789Z"),
         LeaseConstraints.parseStrictUtc("2024-09-01T00:00:00.123456789Z"));
@@ -60,7 +61,8 @@ class LeaseConstraintsTest {
     assertDoesNotThrow(() -> LeaseConstraints.of(now.plusNanos(1)).validate(clock));
     assertThrows(InvalidRequestException.class, () -> LeaseConstraints.of(now).validate(clock));
     assertThrows(
-        InvalidRequestException.class, () -> LeaseConstraints.of(now.minusSeconds(1)).validateAt(now));
+        InvalidRequestException.class,
+        () -> LeaseConstraints.of(now.minusSeconds(1)).validateAt(now));
     assertDoesNotThrow(() -> LeaseConstraints.none().validateAt(now));
   }
 
@@ -70,12 +72,15 @@ class LeaseConstraintsTest {
     LeaseConstraints late = LeaseConstraints.of(Instant.parse("2031-01-01T00:00:00Z"));
     assertEquals(early, late.narrow(early));
     assertEquals(early, early.narrow(late));
-    assertEquals(Optional.of(early.expiresAt().orElseThrow()), LeaseConstraints.none().narrow(early).expiresAt());
+    assertEquals(
+        Optional.of(early.expiresAt().orElseThrow()),
+        LeaseConstraints.none().narrow(early).expiresAt());
   }
 
   @Test
   void yearsOutsideTheArcpRangeAreRejected() {
     assertThrows(
-        InvalidRequestException.class, () -> LeaseConstraints.of(Instant.parse("+10000-01-01T00:00:00Z")));
+        InvalidRequestException.class,
+        () -> LeaseConstraints.of(Instant.parse("+10000-01-01T00:00:00Z")));
   }
 }

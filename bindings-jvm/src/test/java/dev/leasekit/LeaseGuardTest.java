@@ -34,15 +34,19 @@ class LeaseGuardTest {
   void authorizeFollowsTheGuide() {
     try (LeaseGuard guard = LeaseGuard.of(guideLease())) {
       assertEquals(
-          "https://api.example.com/data", guard.authorize("net.fetch", "https://api.example.com/data"));
+          "https://api.example.com/data",
+          guard.authorize("net.fetch", "https://api.example.com/data"));
       PermissionDeniedException denied =
           assertThrows(
-              PermissionDeniedException.class, () -> guard.authorize("net.fetch", "https://evil.com/"));
+              PermissionDeniedException.class,
+              () -> guard.authorize("net.fetch", "https://evil.com/"));
       assertFalse(denied.retryable());
       assertEquals("/tmp/output.json", guard.authorize("fs.write", "/tmp//x/../output.json"));
-      assertEquals("claude-3-5-sonnet-20241022", guard.authorizeModel("claude-3-5-sonnet-20241022"));
+      assertEquals(
+          "claude-3-5-sonnet-20241022", guard.authorizeModel("claude-3-5-sonnet-20241022"));
       assertThrows(PermissionDeniedException.class, () -> guard.authorizeModel("llama3"));
-      assertThrows(PermissionDeniedException.class, () -> guard.authorize("fs.read", "/etc/passwd"));
+      assertThrows(
+          PermissionDeniedException.class, () -> guard.authorize("fs.read", "/etc/passwd"));
       assertThrows(InvalidRequestException.class, () -> guard.authorize("acme.foo", "x"));
       assertThrows(InvalidRequestException.class, () -> guard.authorize("fs.read", "relative"));
     }
@@ -85,7 +89,8 @@ class LeaseGuardTest {
       assertThrows(LeaseExpiredException.class, () -> guard.authorize("fs.read", "/x"));
     }
     assertThrows(
-        InvalidRequestException.class, () -> LeaseGuard.builder(lease).grace(Duration.ofMillis(-1)));
+        InvalidRequestException.class,
+        () -> LeaseGuard.builder(lease).grace(Duration.ofMillis(-1)));
   }
 
   @Test
@@ -106,7 +111,8 @@ class LeaseGuardTest {
           InvalidRequestException.class, () -> guard.recordMetric("cost.llm", "-1", "USD"));
       assertThrows(
           InvalidRequestException.class, () -> guard.recordMetric("cost.llm", "1e2", "USD"));
-      assertThrows(BudgetExhaustedException.class, () -> budget.reserve("USD", new BigDecimal("0.71")));
+      assertThrows(
+          BudgetExhaustedException.class, () -> budget.reserve("USD", new BigDecimal("0.71")));
       budget.reserve("USD", new BigDecimal("0.70"));
       assertTrue(budget.isExhausted());
       assertThrows(BudgetExhaustedException.class, () -> guard.authorize("tool.call", "x"));

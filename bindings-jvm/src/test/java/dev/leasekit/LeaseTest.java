@@ -41,10 +41,13 @@ class LeaseTest {
 
   @Test
   void invalidLeasesAreInvalidRequests() {
-    assertThrows(InvalidRequestException.class, () -> Lease.builder().allow("acme.foo", "x").build());
-    assertThrows(InvalidRequestException.class, () -> Lease.builder().allow("fs.read", "rel/*").build());
+    assertThrows(
+        InvalidRequestException.class, () -> Lease.builder().allow("acme.foo", "x").build());
+    assertThrows(
+        InvalidRequestException.class, () -> Lease.builder().allow("fs.read", "rel/*").build());
     assertThrows(InvalidRequestException.class, () -> Lease.builder().allow("fs.read", "").build());
-    assertThrows(InvalidRequestException.class, () -> Lease.builder().allow("fs.read", "/a/***").build());
+    assertThrows(
+        InvalidRequestException.class, () -> Lease.builder().allow("fs.read", "/a/***").build());
     assertThrows(
         InvalidRequestException.class,
         () -> Lease.builder().budget("USD", new BigDecimal("-1")).build());
@@ -61,7 +64,9 @@ class LeaseTest {
     Lease b = Lease.fromJson(a.toJson());
     assertEquals(a, b);
     assertEquals(a.hashCode(), b.hashCode());
-    assertEquals(Map.of("tool.call", List.of("search:*"), "cost.budget", List.of("USD:1.50")).keySet(), a.capabilities());
+    assertEquals(
+        Map.of("tool.call", List.of("search:*"), "cost.budget", List.of("USD:1.50")).keySet(),
+        a.capabilities());
     Lease c = b.withConstraints(LeaseConstraints.of(Instant.parse("2031-01-01T00:00:00Z")));
     assertNotEquals(a, c);
     assertTrue(c.toString().contains("2031-01-01T00:00:00Z"));
