@@ -45,7 +45,7 @@ def _params(fn: ast.FunctionDef) -> List[str]:
 
 
 def test_stub_lists_exactly_the_public_names() -> None:
-    assert _stub_names() == set(leasekit.__all__) | {"__version__"}
+    assert _stub_names() == set(leasekit.__all__) | {"__version__", "__all__"}
 
 
 def test_py_typed_marker_is_installed() -> None:

@@ -2,7 +2,7 @@
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, Union, final
 
 from typing_extensions import TypeAlias
 
@@ -18,7 +18,9 @@ AmountLike: TypeAlias = Union[Decimal, str, int]
 ClockLike: TypeAlias = Union["ManualClock", Callable[[], datetime], None]
 
 __version__: str
+__all__: List[str]
 
+@final
 class Lease:
     """An ARCP lease, validated and canonicalized by the core."""
 
@@ -33,9 +35,10 @@ class Lease:
     def patterns(self, capability: str) -> Optional[List[str]]: ...
     @property
     def budget(self) -> Dict[str, Decimal]: ...
-    def __eq__(self, other: object) -> bool: ...
-    def __contains__(self, capability: str) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __contains__(self, capability: str, /) -> bool: ...
 
+@final
 class LeaseConstraints:
     """Lease constraints (expiry)."""
 
@@ -44,6 +47,7 @@ class LeaseConstraints:
     def expires_at(self) -> Optional[datetime]: ...
     def to_dict(self) -> Dict[str, str]: ...
 
+@final
 class ManualClock:
     """A settable clock implemented in core; calling it returns its time."""
 
@@ -52,6 +56,7 @@ class ManualClock:
     def get(self) -> datetime: ...
     def __call__(self) -> datetime: ...
 
+@final
 class Metric:
     """A metric emitted by a guard."""
 
@@ -63,6 +68,7 @@ class Metric:
     def unit(self) -> str: ...
     def to_dict(self) -> Dict[str, Any]: ...
 
+@final
 class BudgetEntry:
     """A parsed cost.budget entry; iterates as (currency, amount)."""
 
@@ -72,6 +78,7 @@ class BudgetEntry:
     def amount(self) -> Decimal: ...
     def __iter__(self) -> Iterator[Union[str, Decimal]]: ...
 
+@final
 class Narrowed:
     """Result of narrow_lease."""
 
@@ -80,6 +87,7 @@ class Narrowed:
     @property
     def reductions(self) -> List[Dict[str, Any]]: ...
 
+@final
 class LeaseGuard:
     """Thread-safe runtime gate for one lease."""
 
@@ -141,6 +149,7 @@ def narrow_lease(requested: LeaseLike, ceiling: LeaseLike) -> Narrowed: ...
 def narrow_constraints(requested: ConstraintsLike, ceiling: ConstraintsLike) -> LeaseConstraints: ...
 def error_codes() -> List[Tuple[str, bool]]: ...
 
+@final
 class Agentfile:
     """A parsed agentrc Agentfile (draft 0.1.0-draft.4)."""
 

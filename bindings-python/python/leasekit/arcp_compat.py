@@ -64,7 +64,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from . import _native
+import leasekit as _lk
 from ._errors import BudgetExhausted
 
 __all__ = [
@@ -93,7 +93,7 @@ class LeaseOpContext:
 
 def _constraints(value: Any) -> Any:
     """SDK ``LeaseConstraints`` (pydantic, ``expires_at: str | None``), dict, or None."""
-    if value is None or isinstance(value, (dict, str, _native.LeaseConstraints)):
+    if value is None or isinstance(value, (dict, str, _lk.LeaseConstraints)):
         return value
     return {"expires_at": getattr(value, "expires_at", None)}
 
@@ -107,7 +107,7 @@ def _plain_lease(lease: Any) -> Any:
 
 def validate_lease_shape(lease: Lease) -> None:
     """Check capability names and pattern shape; raise ``leasekit.InvalidRequest``."""
-    _native.validate_lease_shape(_plain_lease(lease))
+    _lk.validate_lease_shape(_plain_lease(lease))
 
 
 def validate_lease_op(
@@ -123,8 +123,8 @@ def validate_lease_op(
     ``budget`` is the caller-tracked remaining budget, as in the SDK.
     """
     now = getattr(ctx, "now", None)
-    clock = _native.ManualClock(now) if now is not None else None
-    guard = _native.LeaseGuard(_plain_lease(lease), _constraints(constraints), clock=clock)
+    clock = _lk.ManualClock(now) if now is not None else None
+    guard = _lk.LeaseGuard(_plain_lease(lease), _constraints(constraints), clock=clock)
     guard.authorize(ctx.capability, ctx.target)
     if budget:
         _check_external_budget(budget)
@@ -144,7 +144,7 @@ def _check_external_budget(budget: Dict[str, Any]) -> None:
 
 def initial_budget_from_lease(lease: Lease) -> Dict[str, Decimal]:
     """Sum ``cost.budget`` entries into ``{currency: Decimal}``."""
-    result: Dict[str, Decimal] = _native.initial_budget(_plain_lease(lease))
+    result: Dict[str, Decimal] = _lk.initial_budget(_plain_lease(lease))
     return result
 
 
@@ -157,7 +157,7 @@ def is_lease_subset(
     child_constraints: Any = None,
 ) -> bool:
     """Whether ``child`` is within ``parent`` (patterns, budget, expiry)."""
-    result: bool = _native.is_lease_subset(
+    result: bool = _lk.is_lease_subset(
         _plain_lease(child),
         _plain_lease(parent),
         parent_remaining=parent_budget_remaining,
@@ -169,5 +169,5 @@ def is_lease_subset(
 
 def parse_budget_amount(amount: str) -> Tuple[str, Decimal]:
     """Parse ``"CURRENCY:AMOUNT"`` into ``(currency, Decimal)``; raise ``InvalidRequest``."""
-    entry = _native.parse_budget_amount(amount)
+    entry = _lk.parse_budget_amount(amount)
     return entry.currency, entry.amount
