@@ -5,7 +5,7 @@
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ -n "${LEASEKIT_VECTORS:-}" ]; then
-  LEASEKIT_VECTORS="$(cd "$root" && cd "$LEASEKIT_VECTORS" && pwd)" || { echo "0 passed, 1 failed"; exit 1; }
+  LEASEKIT_VECTORS="$(cd "$LEASEKIT_VECTORS" && pwd)" || { echo "0 passed, 1 failed"; exit 1; }
   export LEASEKIT_VECTORS
 fi
 cd "$root/bindings-node"

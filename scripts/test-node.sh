@@ -16,7 +16,7 @@ summary() {
 }
 
 if [ -n "${LEASEKIT_VECTORS:-}" ]; then
-  LEASEKIT_VECTORS="$(cd "$root" && cd "$LEASEKIT_VECTORS" && pwd)" || summary 0 1 1
+  LEASEKIT_VECTORS="$(cd "$LEASEKIT_VECTORS" && pwd)" || summary 0 1 1
   export LEASEKIT_VECTORS
 fi
 
