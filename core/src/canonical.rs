@@ -21,6 +21,9 @@ pub fn canonicalize_target(capability: &str, target: &str) -> Result<String> {
 
 /// Canonicalizes `target` for a capability kind (borrowing when nothing changes).
 pub(crate) fn canonicalize_for(kind: CapabilityKind, target: &str) -> Result<Cow<'_, str>> {
+    if kind == CapabilityKind::NetFetch && is_canonical_url(target) {
+        return Ok(Cow::Borrowed(target)); // checks control characters itself
+    }
     if target.is_empty() {
         return Err(Error::invalid("empty target"));
     }
@@ -29,7 +32,6 @@ pub(crate) fn canonicalize_for(kind: CapabilityKind, target: &str) -> Result<Cow
     }
     match kind {
         CapabilityKind::FsRead | CapabilityKind::FsWrite => canonical_path(target),
-        CapabilityKind::NetFetch if is_canonical_url(target) => Ok(Cow::Borrowed(target)),
         CapabilityKind::NetFetch => canonical_url(target).map(Cow::Owned),
         CapabilityKind::CostBudget => Err(Error::invalid("cost.budget is not a target capability")),
         _ => Ok(Cow::Borrowed(target)),
@@ -170,29 +172,33 @@ fn is_canonical_url(t: &str) -> bool {
     if i >= n || b[i] != b'/' {
         return false;
     }
-    // Path: at each '/', the next segment must not be empty (unless it ends the path), "." or "..".
-    while i < n {
-        match b[i] {
-            b'/' => {
-                let seg_end = b[i + 1..]
-                    .iter()
-                    .position(|&c| matches!(c, b'/' | b'?' | b'#'))
-                    .map_or(n, |k| i + 1 + k);
-                let seg = &b[i + 1..seg_end];
-                if seg == b"."
-                    || seg == b".."
-                    || (seg.is_empty() && seg_end < n && b[seg_end] == b'/')
-                {
+    // Path, one pass: a segment ends at '/', '?' or the end; none may be "." or "..", none but
+    // the last may be empty ("//"); no '%', fragment or control character anywhere.
+    i += 1;
+    let mut seg_start = i;
+    loop {
+        let end = i >= n;
+        let c = if end { b'?' } else { b[i] };
+        match c {
+            b'/' | b'?' => {
+                let seg = &b[seg_start..i];
+                if seg == b"." || seg == b".." || (c == b'/' && seg.is_empty()) {
                     return false;
                 }
-                i += 1;
+                if end {
+                    return true;
+                }
+                if c == b'?' {
+                    return b[i..].iter().all(|&q| q >= 0x20 && q != 0x7f && q != b'#');
+                }
+                seg_start = i + 1;
             }
             b'%' | b'#' => return false,
-            b'?' => return !b[i..].contains(&b'#'),
-            _ => i += 1,
+            c if c < 0x20 || c == 0x7f => return false,
+            _ => {}
         }
+        i += 1;
     }
-    true
 }
 
 fn canonical_url(t: &str) -> Result<String> {
@@ -531,6 +537,8 @@ mod tests {
             "1a://h/",
             "https://h./",
             "https://h:/",
+            "https://h/a\u{1}b",
+            "https://h/a?b\u{7f}",
         ] {
             if is_canonical_url(t) {
                 assert_eq!(canonical_url(t).unwrap(), t, "{t}");
@@ -542,6 +550,9 @@ mod tests {
         assert!(is_canonical_url("https://h/a/?x//y"));
         assert!(!is_canonical_url("https://h/a//?x"));
         assert!(!is_canonical_url("https://h/a/."));
+        assert!(!is_canonical_url("https://h/a\u{1}b"));
+        assert!(!is_canonical_url("https://h/a?b\u{7f}"));
+        assert!(canonicalize_target("net.fetch", "https://h/a?b\u{7f}").is_err());
     }
 
     #[test]
