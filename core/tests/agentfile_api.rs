@@ -609,3 +609,16 @@ fn warning_codes_are_warnings() {
     assert_eq!(ext.args().collect::<Vec<_>>(), ["5", "per-day"]);
     assert!(ext.info().is_none());
 }
+
+#[test]
+fn lease_wide_bounds_are_reported_not_silently_dropped() {
+    // 1025 tools exceed the 1024-patterns-per-capability bound of SEMANTICS 2.
+    let mut text = String::from("AGENT a\nAUDIT basic\nALLOW invoke utcp:t0\n");
+    for i in 0..1025 {
+        text.push_str(&format!("TOOL utcp:t{i}\n"));
+    }
+    let report = check_agentfile(&text, false);
+    assert!(!report.ok && report.lease.is_none());
+    let d = report.diagnostics.iter().find(|d| d.is_error()).unwrap();
+    assert_eq!((d.code.as_str(), d.line), ("lease-pattern", 0));
+}

@@ -81,11 +81,23 @@ pub struct AgentfileReport {
 /// Parses (strict unless `compat`), lints and derives the lease.
 pub fn check_agentfile(text: &str, compat: bool) -> AgentfileReport {
     let af = parse_agentfile(text, &ParseOptions { compat });
-    let diagnostics = lint(&af);
-    let ok = !diagnostics.iter().any(Diagnostic::is_error);
-    let lease = if ok { agentfile_lease(&af).ok() } else { None };
+    let mut diagnostics = lint(&af);
+    let mut lease = None;
+    if !diagnostics.iter().any(Diagnostic::is_error) {
+        match agentfile_lease(&af) {
+            Ok(l) => lease = Some(l),
+            // Per-pattern problems are caught by lint; what is left is lease-wide (bounds).
+            Err(e) => diagnostics.push(Diagnostic::new(
+                codes::LEASE_PATTERN,
+                Severity::Error,
+                0,
+                0,
+                format!("the derived lease is invalid: {}", e.message()),
+            )),
+        }
+    }
     AgentfileReport {
-        ok: ok && lease.is_some(),
+        ok: lease.is_some(),
         diagnostics,
         lease,
     }
