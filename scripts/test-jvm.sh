@@ -14,9 +14,10 @@ jvm_build_native || { echo "jvm: 0 passed, 1 failed"; exit 1; }
 jvm_stage_native_resource
 
 rm -rf bindings-jvm/target/surefire-reports
-(cd bindings-jvm && mvn -B --no-transfer-progress verify dependency:build-classpath \
+(cd bindings-jvm && mvn -B --no-transfer-progress -Dstyle.color=never verify dependency:build-classpath \
   -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime \
   -Dleasekit.library.path="$JVM_LIB") || status=1
+echo  # Maven leaves ANSI resets without a newline; keep the summary on its own line
 
 read -r pass fail < <(jvm_count_reports bindings-jvm/target/surefire-reports)
 
