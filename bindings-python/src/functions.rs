@@ -102,6 +102,13 @@ pub fn initial_budget<'py>(lease: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyD
     budget_to_py(py, &m)
 }
 
+/// Raise `BudgetExhausted` when a caller-tracked remaining counter {currency: amount} is <= 0.
+#[pyfunction]
+pub fn check_budget_remaining(remaining: &Bound<'_, PyAny>) -> PyResult<()> {
+    let m = crate::convert::budget_from_py(remaining)?;
+    attached(remaining.py(), || leasekit::check_budget_remaining(&m))
+}
+
 /// Parse a strict `YYYY-MM-DDTHH:MM:SS[.f]Z` time into an aware UTC datetime.
 #[pyfunction]
 pub fn parse_expires_at<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {

@@ -32,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::validate_pattern, m)?)?;
     m.add_function(wrap_pyfunction!(functions::match_pattern, m)?)?;
     m.add_function(wrap_pyfunction!(functions::parse_budget_amount, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::check_budget_remaining, m)?)?;
     m.add_function(wrap_pyfunction!(functions::parse_amount, m)?)?;
     m.add_function(wrap_pyfunction!(functions::format_amount, m)?)?;
     m.add_function(wrap_pyfunction!(functions::sum_budget_entries, m)?)?;

@@ -130,6 +130,24 @@ pub fn initial_budget(lease: &Lease) -> BTreeMap<String, Decimal> {
     lease.budget().clone()
 }
 
+/// Checks caller-tracked remaining counters the way a guard checks its own: the first currency
+/// whose remaining amount is <= 0 gives `BUDGET_EXHAUSTED` (for runtimes that keep counters
+/// outside a [`crate::LeaseGuard`], like the ARCP SDKs' `validate_lease_op(budget=...)`).
+pub fn check_budget_remaining(remaining: &BTreeMap<String, Decimal>) -> Result<()> {
+    match remaining.iter().find(|(_, v)| **v <= Decimal::ZERO) {
+        Some((cur, v)) => Err(Error::new(
+            crate::ErrorCode::BudgetExhausted,
+            format!(
+                "the {cur} budget is exhausted (remaining {})",
+                format_amount(v)
+            ),
+        )
+        .with_detail("currency", cur.as_str())
+        .with_detail("remaining", format_amount(v))),
+        None => Ok(()),
+    }
+}
+
 /// The normalized text of an amount: no trailing zeros (`2.50` -> `2.5`, `2.00` -> `2`).
 pub fn format_amount(d: &Decimal) -> String {
     d.normalize().to_string()
@@ -239,6 +257,18 @@ mod tests {
         let s = sum_budget_entries(&["USD:1.10", "usd:1", "USD:0.20"]).unwrap();
         assert_eq!(s["USD"], d("1.3"));
         assert_eq!(s["usd"], d("1"));
+    }
+
+    #[test]
+    fn remaining_counters() {
+        let mut m: BTreeMap<String, Decimal> = [("USD".to_string(), d("0.01"))].into();
+        assert!(check_budget_remaining(&m).is_ok());
+        m.insert("EUR".into(), d("0"));
+        let e = check_budget_remaining(&m).unwrap_err();
+        assert_eq!(
+            (e.code(), e.details()["currency"].as_str()),
+            (crate::ErrorCode::BudgetExhausted, Some("EUR"))
+        );
     }
 
     #[test]

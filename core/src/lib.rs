@@ -28,8 +28,8 @@ pub mod pattern;
 pub mod subset;
 
 pub use budget::{
-    BudgetEntry, Decimal, amount_from_f64, format_amount, initial_budget, parse_amount,
-    parse_budget_amount, parse_decimal, sum_budget_entries,
+    BudgetEntry, Decimal, amount_from_f64, check_budget_remaining, format_amount, initial_budget,
+    parse_amount, parse_budget_amount, parse_decimal, sum_budget_entries,
 };
 pub use canonical::canonicalize_target;
 pub use capability::{

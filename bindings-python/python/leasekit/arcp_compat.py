@@ -65,7 +65,6 @@ from decimal import Decimal
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import leasekit as _lk
-from ._errors import BudgetExhausted
 
 __all__ = [
     "LeaseOpContext",
@@ -132,14 +131,8 @@ def validate_lease_op(
 
 def _check_external_budget(budget: Dict[str, Any]) -> None:
     """Raise ``BudgetExhausted`` when a caller-tracked counter is <= 0, after the pattern check
-    as in the SDK. (The one comparison done in Python: core has no "check these counters"
-    helper; leasekit's own counters live in ``LeaseGuard``.)"""
-    for currency, value in budget.items():
-        if Decimal(str(value)) <= 0:
-            raise BudgetExhausted(
-                f"budget for {currency} exhausted (remaining={value})",
-                details={"currency": currency, "remaining": str(value)},
-            )
+    as in the SDK (the check itself is core's ``check_budget_remaining``)."""
+    _lk.check_budget_remaining(budget)
 
 
 def initial_budget_from_lease(lease: Lease) -> Dict[str, Decimal]:
