@@ -89,7 +89,9 @@ def machine(results, args):
     lines = [
         f"- Machine: {nproc} cores (`nproc`), `{platform.machine()}` (`uname -m`), {cpu_model()}.",
         f"- Date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}; command: `{args.command}` "
-        f"({args.seconds} s wall time, builds included).",
+        f"({args.seconds} s wall time, of which {meta.get('measure_seconds', '?')} s running the "
+        "harnesses; the rest is building the bindings, including any wait for other cargo builds "
+        "holding the shared target/ lock).",
         f"- Load average (1 min) at the start {meta.get('load_start', '?')}, at the end {load_end:.2f}.",
     ]
     loaded = max(float(meta.get("load_start", 0) or 0), load_end) > 0.75 * int(nproc or 1)
@@ -125,6 +127,9 @@ def overhead_table(data):
             b = times(data[l], "leasekit").get(op)
             cells.append("-" if b is None or op not in core else fmt_ns(b - core[op]))
         out.append(f"| {OP_TEXT[op]} | " + " | ".join(cells) + " |")
+    out.append("")
+    out.append("A negative figure means the difference is below this run's noise (the core and the "
+               "binding were timed a few seconds apart on a shared machine).")
     out.append("")
     out.append("Targets (per-call overhead on `authorize`, lease of 10 patterns):")
     out.append("")
@@ -293,7 +298,9 @@ def section(data, results, args):
         "### Adversarial series",
         "",
         f"Pattern `{adv['pattern']}` (capability `{adv['capability']}`) against targets of n `a`s "
-        f"(no match). Each point is one call's time (the median of repeated calls when fast); a "
+        f"(no match). The leasekit points are denials, so they include building the language's "
+        "error (in Node and the JVM that, not the matching, is most of the time; the Rust and C rows "
+        "show the matcher). Each point is one call's time (the median of repeated calls when fast); a "
         f"backtracking peer is cut off after {adv['timeout_s']} s and the series stops there. The "
         "10/100/1000-pattern lease rows of the tables above are the large-lease series.",
         "",

@@ -22,13 +22,23 @@ rm -f "$out"/{rust,c,python,node,jvm}.json "$out/skipped.tsv"
 python3 bench/inputs.py "$out" || exit 1
 printf '{"load_start": "%s"}\n' "$(cut -d' ' -f1 /proc/loadavg)" > "$out/machine.json"
 
-skip() { printf '%s\t%s\n' "$1" "$2" >> "$out/skipped.tsv"; echo "bench: $1 skipped: $2"; }
 limit=${BENCH_RUN_TIMEOUT:-300}   # seconds per harness run (builds not included)
+measure=0   # seconds spent in the harness runs themselves (not building)
+# Runs a harness under the time limit, adding its duration to $measure.
+run_timed() {
+  local t0=$(date +%s) rc
+  timeout "$limit" "$@"
+  rc=$?
+  measure=$(( measure + $(date +%s) - t0 ))
+  return $rc
+}
+
+skip() { printf '%s\t%s\n' "$1" "$2" >> "$out/skipped.tsv"; echo "bench: $1 skipped: $2"; }
 
 bench_rust() {
   cp Cargo.lock bench/rust/Cargo.lock   # same dependency versions as the workspace
   cargo build --release --manifest-path bench/rust/Cargo.toml || { skip rust "cargo build failed"; return; }
-  timeout "$limit" target/release/leasekit-bench "$out/inputs.json" "$out/rust.json" ||
+  run_timed target/release/leasekit-bench "$out/inputs.json" "$out/rust.json" ||
     skip rust "harness failed or exceeded ${limit} s"
 }
 
@@ -36,7 +46,7 @@ bench_c() {
   LEASEKIT_PROFILE=release bash ffi/build-c.sh >/dev/null || { skip c "ffi/build-c.sh (release) failed"; return; }
   cc -std=c11 -O2 -Wall -o "$out/bench-c" bench/c/bench.c -Iffi/include -L"$root/target/release" \
     -Wl,-rpath,"$root/target/release" -lleasekit_ffi -lcjson || { skip c "compiling bench/c/bench.c failed"; return; }
-  timeout "$limit" "$out/bench-c" "$out/inputs.json" "$out/c.json" || skip c "harness failed or exceeded ${limit} s"
+  run_timed "$out/bench-c" "$out/inputs.json" "$out/c.json" || skip c "harness failed or exceeded ${limit} s"
 }
 
 bench_python() {
@@ -44,7 +54,7 @@ bench_python() {
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || { skip python "venv failed"; return; }
   "$venv/bin/pip" install -q agentruntimecontrolprotocol==1.1.3 || { skip python "pip install of the ARCP SDK failed"; return; }
   "$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings-python || { skip python "building the binding failed"; return; }
-  timeout "$limit" "$venv/bin/python" bench/python/bench.py "$out/inputs.json" "$out/python.json" ||
+  run_timed "$venv/bin/python" bench/python/bench.py "$out/inputs.json" "$out/python.json" ||
     skip python "harness failed or exceeded ${limit} s"
 }
 
@@ -58,7 +68,7 @@ bench_node() {
   cp "$snap/index.d.ts" "$snap/native.js" bindings-node/ 2>/dev/null
   rm -rf "$snap"
   [ $rc -eq 0 ] || { skip node "npm ci / napi build failed"; return; }
-  timeout "$limit" node bench/node/bench.mjs "$out/inputs.json" "$out/node.json" ||
+  run_timed node bench/node/bench.mjs "$out/inputs.json" "$out/node.json" ||
     skip node "harness failed or exceeded ${limit} s"
 }
 
@@ -70,7 +80,7 @@ bench_jvm() {
       -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
   ) || { skip jvm "building the JVM binding (cargo + mvn package) failed"; return; }
   local cp="bindings-jvm/target/leasekit-0.1.0.jar:$(cat bindings-jvm/target/classpath.txt)"
-  timeout "$limit" java -cp "$cp" bench/jvm/Bench.java "$out/inputs.tsv" "$out/jvm.json" ||
+  run_timed java -cp "$cp" bench/jvm/Bench.java "$out/inputs.tsv" "$out/jvm.json" ||
     skip jvm "harness failed or exceeded ${limit} s"
 }
 
@@ -80,6 +90,15 @@ for lang in $langs; do
 done
 
 secs=$(( $(date +%s) - start ))
+python3 - "$out/machine.json" "$measure" <<'PY'
+import json, sys
+path, measure = sys.argv[1], int(sys.argv[2])
+with open(path) as f:
+    meta = json.load(f)
+meta["measure_seconds"] = measure
+with open(path, "w") as f:
+    json.dump(meta, f)
+PY
 python3 bench/report.py "$out" docs/performance.md --command "make bench" --seconds "$secs" || exit 1
 echo "bench: wrote docs/performance.md in ${secs} s ($(ls "$out"/*.json | grep -vc -e inputs -e machine) harness results)"
 [ -f "$out/skipped.tsv" ] && cat "$out/skipped.tsv"
