@@ -20,8 +20,9 @@ import java.util.Optional;
  *
  * <p>Thread-safe: any number of threads may use one guard; spending never loses an update. Native
  * memory is freed by {@link #close()} or, as a fallback, when the guard is garbage collected.
- * Closing a child guard also returns its unspent budget to the parent; a child that is never closed
- * keeps its reservation (fail-closed).
+ * Closing a child guard also returns its unspent budget to the parent; an unclosed child returns it
+ * later, when the Cleaner frees it (the core closes a dropped child). Close children explicitly to
+ * return budget promptly.
  *
  * <pre>{@code
  * try (LeaseGuard guard = LeaseGuard.of(lease)) {

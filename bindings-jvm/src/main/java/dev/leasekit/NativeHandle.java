@@ -33,12 +33,15 @@ final class NativeHandle {
     this.cleanable = CLEANER.register(this, new Free(handle));
   }
 
-  /** Runs {@code call} with the live handle; after release it throws InvalidRequestException. */
+  /**
+   * Runs {@code call} with the live handle; after release it throws LeaseExpiredException, as the
+   * core answers for a closed guard.
+   */
   <T> T call(LongFunction<T> call) {
     lock.readLock().lock();
     try {
       if (released) {
-        throw new InvalidRequestException("the LeaseGuard is closed");
+        throw new LeaseExpiredException("the LeaseGuard is closed");
       }
       return call.apply(handle);
     } finally {

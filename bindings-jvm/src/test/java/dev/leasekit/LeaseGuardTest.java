@@ -171,8 +171,8 @@ class LeaseGuardTest {
     assertTrue(guard.isClosed());
     guard.close();
     assertTrue(guard.closeAndReport().isEmpty());
-    assertThrows(InvalidRequestException.class, () -> guard.authorize("fs.read", "/data/x"));
-    assertThrows(InvalidRequestException.class, guard::remaining);
+    assertThrows(LeaseExpiredException.class, () -> guard.authorize("fs.read", "/data/x"));
+    assertThrows(LeaseExpiredException.class, guard::remaining);
   }
 
   @Test
