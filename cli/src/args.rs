@@ -4,9 +4,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Look at an agent's declared authority and test it, from the terminal.
 #[derive(Debug, Parser)]
+// `term_width = 0`: help keeps its source formatting whatever the terminal (and whatever clap
+// features other crates in the build enable), so examples are never wrapped mid-command.
 #[command(
     name = "leasekit",
     version,
+    term_width = 0,
     about = "Look at an agent's declared authority (ARCP leases, agentrc Agentfiles) and test it.",
     after_help = "Exit status: 0 clean/allowed, 1 a finding (deny, violation, lint errors), 2 usage or input error.\n\
                   Any FILE may be `-` to read stdin. Colour only on a terminal, never when NO_COLOR is set.\n\n\
