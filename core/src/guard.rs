@@ -89,11 +89,14 @@ impl Counter {
         let step = if value <= Decimal::ZERO {
             LAST_STEP
         } else {
+            // Only steps above the last one emitted matter: scan upwards from there (one
+            // comparison for most spends).
             let spent20 = (self.initial - value) * Decimal::from(20);
-            (1..LAST_STEP)
-                .rev()
-                .find(|k| spent20 >= self.initial * Decimal::from(*k))
-                .unwrap_or(0)
+            let mut k = st.step;
+            while k + 1 < LAST_STEP && spent20 >= self.initial * Decimal::from(k + 1) {
+                k += 1;
+            }
+            k
         };
         (step > st.step).then(|| {
             st.step = step;
