@@ -98,25 +98,7 @@ const CANONICAL_HOST: [bool; 256] = {
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        t[b] = c.is_ascii_lowercase()
-            || c.is_ascii_digit()
-            || matches!(
-                c,
-                b'-' | b'.'
-                    | b'_'
-                    | b'~'
-                    | b'!'
-                    | b'$'
-                    | b'&'
-                    | b'\''
-                    | b'('
-                    | b')'
-                    | b'*'
-                    | b'+'
-                    | b','
-                    | b';'
-                    | b'='
-            );
+        t[b] = is_reg_name_byte(c) && !c.is_ascii_uppercase();
         b += 1;
     }
     t
@@ -276,7 +258,7 @@ pub(crate) fn canonical_authority(scheme: &str, a: &str) -> Result<String> {
     Ok(out)
 }
 
-fn is_reg_name_byte(b: u8) -> bool {
+const fn is_reg_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric()
         || matches!(
             b,
