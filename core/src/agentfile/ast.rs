@@ -181,8 +181,48 @@ pub struct Agentfile {
     pub(crate) creds: Vec<Cred>,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) compat: bool,
-    pub(crate) source_sha256: String,
+    pub(crate) source_sha256: SourceDigest,
     pub(crate) newer_grammar: bool,
+}
+
+/// The `sha256:<hex>` digest of the source, computed on first use: hashing a 1 MB file costs
+/// milliseconds and parsing and linting never need it. `Debug` and `Serialize` show only the
+/// digest, never the source (which may hold a secret a CRED line should not have).
+#[derive(Clone)]
+pub(crate) struct SourceDigest {
+    source: std::sync::Arc<str>,
+    digest: std::sync::Arc<std::sync::OnceLock<String>>,
+}
+
+impl SourceDigest {
+    pub(crate) fn new(source: &str) -> SourceDigest {
+        SourceDigest {
+            source: source.into(),
+            digest: Default::default(),
+        }
+    }
+
+    pub(crate) fn get(&self) -> &str {
+        self.digest.get_or_init(|| {
+            use sha2::Digest;
+            format!(
+                "sha256:{}",
+                hex::encode(sha2::Sha256::digest(self.source.as_bytes()))
+            )
+        })
+    }
+}
+
+impl std::fmt::Debug for SourceDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl Serialize for SourceDigest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.get())
+    }
 }
 
 impl Agentfile {
@@ -252,6 +292,6 @@ impl Agentfile {
 
     /// `sha256:<hex>` of the exact source bytes (the lockfile's `agentfile_hash`).
     pub fn source_digest(&self) -> &str {
-        &self.source_sha256
+        self.source_sha256.get()
     }
 }

@@ -5,11 +5,9 @@
 
 use std::borrow::Cow;
 
-use sha2::{Digest, Sha256};
-
 use super::ParseOptions;
 use super::args::{Tok, check_arguments};
-use super::ast::{Agentfile, Block, Directive, Span, SyntaxMarker};
+use super::ast::{Agentfile, Block, Directive, SourceDigest, Span, SyntaxMarker};
 use super::diagnostics::{Diagnostic, Severity, codes, sort_by_position};
 use super::directives::{
     DOCKERFILE_KEYWORDS, DirectiveInfo, NEWER_GRAMMAR_KEYWORDS, directive_info,
@@ -412,14 +410,13 @@ impl<'t> Parser<'t> {
             ];
         }
         sort_by_position(&mut self.diags);
-        let digest = Sha256::digest(self.text.as_bytes());
         Agentfile {
             syntax: self.syntax,
             directives: self.directives,
             creds: self.creds,
             diagnostics: self.diags,
             compat: self.compat,
-            source_sha256: format!("sha256:{}", hex::encode(digest)),
+            source_sha256: SourceDigest::new(self.text),
             newer_grammar: newer.is_some(),
         }
     }
