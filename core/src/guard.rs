@@ -15,6 +15,7 @@ use crate::expiry::{Clock, LeaseConstraints, Timestamp};
 use crate::lease::Lease;
 use crate::subset::{budget_violation, check_expiry, check_patterns};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -202,12 +203,19 @@ impl LeaseGuard {
     /// operate on. Errors: `LEASE_EXPIRED`, `BUDGET_EXHAUSTED`, `INVALID_REQUEST`,
     /// `PERMISSION_DENIED`, in that order of checks.
     pub fn authorize(&self, capability: &str, target: &str) -> Result<String> {
+        self.authorize_cow(capability, target).map(Cow::into_owned)
+    }
+
+    /// As [`LeaseGuard::authorize`], without allocating when `target` is already canonical:
+    /// `Cow::Borrowed` means "operate on `target` exactly as given" (bindings then hand the
+    /// caller's own string object back instead of building a new one).
+    pub fn authorize_cow<'t>(&self, capability: &str, target: &'t str) -> Result<Cow<'t, str>> {
         self.gate()?;
         let kind = CapabilityKind::of(capability)?;
         let canonical = canonicalize_for(kind, target)?;
         let Some(entry) = self.inner.lease.entry(capability) else {
             if kind == CapabilityKind::ModelUse && self.inner.opts.allow_any_model {
-                return Ok(canonical.into_owned());
+                return Ok(canonical);
             }
             return Err(denied(
                 capability,
@@ -216,7 +224,7 @@ impl LeaseGuard {
             ));
         };
         if entry.set.matches(&canonical) {
-            Ok(canonical.into_owned())
+            Ok(canonical)
         } else {
             Err(denied(capability, &canonical, "no pattern matches"))
         }

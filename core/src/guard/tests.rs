@@ -216,3 +216,35 @@ fn dropping_a_child_returns_its_budget() {
     }
     assert_eq!(p.remaining()["USD"], d("5"));
 }
+
+#[test]
+fn authorize_cow_borrows_only_when_the_target_is_already_canonical() {
+    let (g, _) = guard(
+        r#"{"fs.read": ["/data/**"], "net.fetch": ["https://a.example/**"], "tool.call": ["x"]}"#,
+        None,
+    );
+    assert!(matches!(
+        g.authorize_cow("fs.read", "/data/y"),
+        Ok(Cow::Borrowed("/data/y"))
+    ));
+    assert!(matches!(
+        g.authorize_cow("fs.read", "/data/x/../y"),
+        Ok(Cow::Owned(ref s)) if s == "/data/y"
+    ));
+    assert!(matches!(
+        g.authorize_cow("net.fetch", "https://a.example/p"),
+        Ok(Cow::Borrowed(_))
+    ));
+    assert!(matches!(
+        g.authorize_cow("net.fetch", "HTTPS://A.example:443/p"),
+        Ok(Cow::Owned(ref s)) if s == "https://a.example/p"
+    ));
+    assert!(matches!(
+        g.authorize_cow("tool.call", "x"),
+        Ok(Cow::Borrowed("x"))
+    ));
+    assert_eq!(
+        g.authorize_cow("tool.call", "y").unwrap_err().code(),
+        ErrorCode::PermissionDenied
+    );
+}
