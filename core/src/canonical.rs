@@ -40,19 +40,16 @@ pub(crate) fn canonicalize_for(kind: CapabilityKind, target: &str) -> Result<Cow
 
 /// Whether `s` holds U+0000-U+001F or U+007F.
 pub(crate) fn has_control(s: &str) -> bool {
-    s.bytes().any(|b| b < 0x20 || b == 0x7f)
+    // No early exit: short targets are the common case and this form vectorizes.
+    s.bytes()
+        .fold(false, |acc, b| acc | (b < 0x20) | (b == 0x7f))
 }
 
 fn canonical_path(t: &str) -> Result<Cow<'_, str>> {
     if !t.starts_with('/') {
         return Err(Error::invalid(format!("path {t:?} is not absolute")));
     }
-    let needs_work = t.len() > 1
-        && (t.ends_with('/')
-            || t[1..]
-                .split('/')
-                .any(|s| s.is_empty() || s == "." || s == ".."));
-    if !needs_work {
+    if is_canonical_path(t.as_bytes()) {
         return Ok(Cow::Borrowed(t));
     }
     let mut out: Vec<&str> = Vec::new();
@@ -74,6 +71,29 @@ fn canonical_path(t: &str) -> Result<Cow<'_, str>> {
         s.push('/');
     }
     Ok(Cow::Owned(s))
+}
+
+/// Whether an absolute path is already canonical: `/`, or segments that are neither empty
+/// (`//`, a trailing `/`) nor `.` nor `..`. One pass over the bytes, no allocation.
+fn is_canonical_path(b: &[u8]) -> bool {
+    if b.len() == 1 {
+        return true;
+    }
+    // Look only after each `/`: what follows must not be the end, `/`, `.` + end/`/`, or
+    // `..` + end/`/`.
+    let at = |i: usize| b.get(i).copied();
+    for (i, &c) in b.iter().enumerate() {
+        if c != b'/' {
+            continue;
+        }
+        match (at(i + 1), at(i + 2), at(i + 3)) {
+            (None | Some(b'/'), _, _)
+            | (Some(b'.'), None | Some(b'/'), _)
+            | (Some(b'.'), Some(b'.'), None | Some(b'/')) => return false,
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Splits `scheme://rest`, returning the lower-cased scheme and `rest`, if `t` has that form.
@@ -408,6 +428,22 @@ mod tests {
 
     fn c(cap: &str, t: &str) -> String {
         canonicalize_target(cap, t).unwrap()
+    }
+
+    #[test]
+    fn canonical_paths_are_recognized_in_one_pass() {
+        for p in [
+            "/", "/a", "/a/b", "/.a", "/..a", "/a/...", "/a.", "/a/b.c/d",
+        ] {
+            assert!(is_canonical_path(p.as_bytes()), "{p}");
+            assert!(matches!(canonical_path(p), Ok(Cow::Borrowed(_))), "{p}");
+        }
+        for p in [
+            "//", "/a/", "/a//b", "/./a", "/a/.", "/a/..", "/../a", "/a/./b", "/a/../b",
+        ] {
+            assert!(!is_canonical_path(p.as_bytes()), "{p}");
+            assert!(matches!(canonical_path(p), Ok(Cow::Owned(_))), "{p}");
+        }
     }
 
     #[test]
