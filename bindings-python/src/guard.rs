@@ -3,11 +3,12 @@
 
 use leasekit::{GuardOptions, LeaseGuard};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
+use std::borrow::Cow;
 
 use crate::clock::clock_from_py;
 use crate::convert::{amount_from_py, amount_text, budget_to_py, timestamp_to_py};
-use crate::errors::{attached, detached};
+use crate::errors::{attached, detached, invalid, to_py_err};
 use crate::lease::{PyLease, constraints_from_py, lease_from_py};
 use crate::values::PyMetric;
 
@@ -16,6 +17,37 @@ use crate::values::PyMetric;
 #[pyclass(name = "LeaseGuard", module = "leasekit", frozen)]
 pub struct PyLeaseGuard {
     inner: LeaseGuard,
+}
+
+/// Targets longer than this many bytes are checked with the interpreter lock released (the
+/// match is linear in the target); shorter ones cost less than releasing and re-taking it.
+const DETACH_BYTES: usize = 4096;
+
+impl PyLeaseGuard {
+    /// `authorize`, handing back the caller's string object when core borrowed it.
+    fn authorize_str<'py>(
+        &self,
+        capability: &str,
+        target: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyString>> {
+        let py = target.py();
+        // Only a str with a lone surrogate has no UTF-8 form: refuse it, never guess.
+        let text = target.to_str().map_err(|_| {
+            to_py_err(
+                py,
+                invalid("the target contains a lone surrogate (not valid Unicode)"),
+            )
+        })?;
+        let canonical = if text.len() > DETACH_BYTES {
+            detached(py, || self.inner.authorize_cow(capability, text))?
+        } else {
+            attached(py, || self.inner.authorize_cow(capability, text))?
+        };
+        Ok(match canonical {
+            Cow::Borrowed(_) => target.clone(),
+            Cow::Owned(s) => PyString::new(py, &s),
+        })
+    }
 }
 
 #[pymethods]
@@ -45,15 +77,23 @@ impl PyLeaseGuard {
         Ok(PyLeaseGuard { inner })
     }
 
-    /// Authorize `capability` on `target`; returns the canonical target to operate on.
+    /// Authorize `capability` on `target`; returns the canonical target to operate on (the
+    /// very `target` object when it is already canonical).
     /// Raises LeaseExpired, BudgetExhausted, InvalidRequest or PermissionDenied.
-    fn authorize(&self, py: Python<'_>, capability: &str, target: &str) -> PyResult<String> {
-        detached(py, || self.inner.authorize(capability, target))
+    fn authorize<'py>(
+        &self,
+        capability: &str,
+        target: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyString>> {
+        self.authorize_str(capability, target)
     }
 
     /// Authorize the use of model `model_id` (`model.use`); returns the model id.
-    fn authorize_model(&self, py: Python<'_>, model_id: &str) -> PyResult<String> {
-        detached(py, || self.inner.authorize_model(model_id))
+    fn authorize_model<'py>(
+        &self,
+        model_id: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyString>> {
+        self.authorize_str("model.use", model_id)
     }
 
     /// Record a metric; `cost.*` metrics in a budgeted currency spend budget. `value` is a

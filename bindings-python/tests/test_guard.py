@@ -25,6 +25,35 @@ def test_authorize_returns_the_canonical_target() -> None:
     assert g.authorize_model("gpt-4o") == "gpt-4o"
 
 
+def test_authorize_hands_back_the_same_object_when_already_canonical() -> None:
+    g = lk.LeaseGuard({"fs.read": ["/data/**"], "tool.call": ["web.*"]})
+    target = "/data/" + "reports/q3.csv"  # built at run time: not an interned constant
+    assert g.authorize("fs.read", target) is target
+    messy = "/data/./reports//q3.csv"
+    out = g.authorize("fs.read", messy)
+    assert out == "/data/reports/q3.csv" and out is not messy
+    name = "web." + "search"
+    assert g.authorize("tool.call", name) is name
+
+
+def test_long_targets_are_checked_with_the_gil_released() -> None:
+    # Past 4096 bytes the binding releases the interpreter lock; the answer is the same.
+    g = lk.LeaseGuard({"fs.read": ["/data/**"]})
+    long = "/data/" + "x" * 10_000
+    assert g.authorize("fs.read", long) is long
+    assert g.authorize("fs.read", "/data/./" + "y/" * 5_000 + "z") == "/data/" + "y/" * 5_000 + "z"
+    with pytest.raises(lk.PermissionDenied):
+        g.authorize("fs.read", "/other/" + "x" * 10_000)
+
+
+def test_lone_surrogates_are_invalid_requests() -> None:
+    g = lk.LeaseGuard({"fs.read": ["/data/**"]})
+    with pytest.raises(lk.InvalidRequest):
+        g.authorize("fs.read", "/data/\ud800")
+    with pytest.raises(TypeError):
+        g.authorize("fs.read", 5)  # type: ignore[arg-type]
+
+
 def test_denials_have_their_codes() -> None:
     g = lk.LeaseGuard(LEASE)
     with pytest.raises(lk.PermissionDenied):
