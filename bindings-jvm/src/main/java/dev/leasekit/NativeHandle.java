@@ -1,36 +1,59 @@
 package dev.leasekit;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 
 /**
- * Owns one native guard handle. Calls run under a read lock (so many threads may call at once),
- * freeing runs under the write lock, exactly once: by {@link #release} or, if this object becomes
- * unreachable first, by the shared {@link Cleaner}. The cleaner watches this object (not the guard
- * that holds it), and {@link #call} keeps it reachable until the native call returns, so the
- * cleaner can never free a handle that is in use.
+ * Owns one native guard handle, without a lock on the call path.
+ *
+ * <p>Lifetime rule: the native memory is freed only by the shared {@link Cleaner}, once this object
+ * is unreachable, and never by {@link #release}. {@link #call} keeps this object reachable until
+ * the native call returns ({@link Reference#reachabilityFence}), so no call can ever run on freed
+ * memory, however it races with {@link #release} or with the garbage collector.
+ *
+ * <p>{@link #release} runs its close action exactly once (the core's close: the guard refuses
+ * further calls with {@code LEASE_EXPIRED} and a child returns its unspent budget) and marks the
+ * handle released, after which {@link #call} throws {@link LeaseExpiredException} without reaching
+ * native code. A call that checked the flag just before a concurrent release still runs on live
+ * memory; the core, whose close is atomic, answers it either normally (it ran first) or with {@code
+ * LEASE_EXPIRED}. So a closed guard holds its native memory (the lease, a few hundred bytes to
+ * kilobytes) until it is garbage collected, in exchange for calls that take no lock.
+ *
+ * <p>(The previous design took a read lock per call and freed under the write lock in {@link
+ * #release}; the lock cost more than the rest of the Java side of an authorize call.)
  */
 final class NativeHandle {
   private static final Cleaner CLEANER = Cleaner.create();
 
+  private static final VarHandle RELEASED;
+
+  static {
+    try {
+      RELEASED =
+          MethodHandles.lookup().findVarHandle(NativeHandle.class, "released", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   /** Handles created and not yet freed (for tests of the cleaner). */
   static final AtomicLong LIVE = new AtomicLong();
 
-  private final ReadWriteLock lock = new ReentrantReadWriteLock();
-  private final Cleaner.Cleanable cleanable;
   private final long handle;
-  private boolean released;
+
+  /** Set once by {@link #release}; read by every call. */
+  private volatile boolean released;
 
   /** Takes ownership of {@code handle}. */
   NativeHandle(long handle) {
     this.handle = handle;
     LIVE.incrementAndGet();
-    this.cleanable = CLEANER.register(this, new Free(handle));
+    CLEANER.register(this, new Free(handle));
   }
 
   /**
@@ -38,44 +61,35 @@ final class NativeHandle {
    * core answers for a closed guard.
    */
   <T> T call(LongFunction<T> call) {
-    lock.readLock().lock();
+    if (released) {
+      throw new LeaseExpiredException("the LeaseGuard is closed");
+    }
     try {
-      if (released) {
-        throw new LeaseExpiredException("the LeaseGuard is closed");
-      }
       return call.apply(handle);
     } finally {
-      lock.readLock().unlock();
+      // The memory behind `handle` lives as long as this object: keep it until the call is done.
       Reference.reachabilityFence(this);
     }
   }
 
-  /** Runs {@code beforeFree} on the live handle, then frees it; later calls are no-ops. */
-  void release(LongConsumer beforeFree) {
-    lock.writeLock().lock();
+  /**
+   * Runs {@code close} on the live handle, once (later and concurrent calls are no-ops); the memory
+   * is freed later, by the Cleaner.
+   */
+  void release(LongConsumer close) {
+    if (!RELEASED.compareAndSet(this, false, true)) {
+      return;
+    }
     try {
-      if (released) {
-        return;
-      }
-      released = true;
-      try {
-        beforeFree.accept(handle);
-      } finally {
-        cleanable.clean();
-      }
+      close.accept(handle);
     } finally {
-      lock.writeLock().unlock();
+      Reference.reachabilityFence(this);
     }
   }
 
   /** Whether {@link #release} ran. */
   boolean isReleased() {
-    lock.readLock().lock();
-    try {
-      return released;
-    } finally {
-      lock.readLock().unlock();
-    }
+    return released;
   }
 
   /** The cleaning action; holds only the handle, never the owner. */
