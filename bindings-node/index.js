@@ -114,6 +114,41 @@ for (const name of Object.getOwnPropertyNames(NativeLeaseGuard.prototype)) {
     Object.defineProperty(NativeLeaseGuard.prototype, name, { ...desc, value: wrap(desc.value) })
   }
 }
+// The hot path: authorize/authorizeModel go through plain Node-API callbacks (src/fast.rs)
+// with a per-guard handle, fetched once and kept under a symbol; napi-rs's generic method
+// call costs several times the check itself. Same core call, same errors.
+const HANDLE = Symbol('leasekit.guardHandle')
+const { __authorize: fastAuthorize, __authorizeModel: fastAuthorizeModel } = native
+const fastHandle = NativeLeaseGuard.prototype.__fastHandle
+Object.defineProperty(NativeLeaseGuard.prototype, 'authorize', {
+  ...Object.getOwnPropertyDescriptor(NativeLeaseGuard.prototype, 'authorize'),
+  value: function authorize(capability, target) {
+    try {
+      return fastAuthorize(this[HANDLE] ?? handleOf(this), capability, target)
+    } catch (err) {
+      throw rethrow(err, authorize)
+    }
+  },
+})
+Object.defineProperty(NativeLeaseGuard.prototype, 'authorizeModel', {
+  ...Object.getOwnPropertyDescriptor(NativeLeaseGuard.prototype, 'authorizeModel'),
+  value: function authorizeModel(modelId) {
+    try {
+      return fastAuthorizeModel(this[HANDLE] ?? handleOf(this), modelId)
+    } catch (err) {
+      throw rethrow(err, authorizeModel)
+    }
+  },
+})
+delete NativeLeaseGuard.prototype.__fastHandle
+
+/** The fast-path handle of `guard` (created on first use; throws for a non-guard). */
+function handleOf(guard) {
+  const handle = fastHandle.call(guard)
+  Object.defineProperty(guard, HANDLE, { value: handle })
+  return handle
+}
+
 const LeaseGuard = new Proxy(NativeLeaseGuard, {
   construct: function construct(target, args, newTarget) {
     try {
@@ -126,7 +161,8 @@ const LeaseGuard = new Proxy(NativeLeaseGuard, {
 
 const api = {}
 for (const [name, value] of Object.entries(native)) {
-  if (name === 'LeaseGuard') continue
+  // `__authorize*` are the internal fast path (wrapped in LeaseGuard above), not API.
+  if (name === 'LeaseGuard' || (typeof value === 'function' && name.startsWith('__'))) continue
   api[name] = typeof value === 'function' ? wrap(value) : value
 }
 

@@ -12,22 +12,23 @@ use napi::bindgen_prelude::{Either3, Function, FunctionRef, Object, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::boundary::{Result, run};
+use crate::boundary::{Result, run, to_js_error};
 use crate::convert::{
     AmountInput, JsMetric, amount_from_js, bad_input, bigint_text, constraints_from_js,
     decimal_map_to_js, lease_from_js, metrics_to_js, time_from_js,
 };
 use crate::expiry::is_nullish;
+use crate::fast::{FastGuard, create_handle};
 
 /// A JavaScript clock function and the core clock it drives.
-struct JsClock {
+pub(crate) struct JsClock {
     manual: Arc<ManualClock>,
     func: FunctionRef<(), Unknown<'static>>,
 }
 
 impl JsClock {
     /// Reads the JavaScript clock and sets the core clock to its answer.
-    fn refresh(&self, env: &Env) -> leasekit::Result<()> {
+    pub(crate) fn refresh(&self, env: &Env) -> leasekit::Result<()> {
         let answer = self
             .func
             .borrow_back(env)
@@ -249,6 +250,20 @@ impl LeaseGuard {
     #[napi]
     pub fn close(&self) -> Result<Vec<JsMetric>> {
         run(|| Ok(metrics_to_js(self.inner.close())))
+    }
+
+    /// The handle `index.js` passes to the fast `authorize` path (see `fast.rs`): an
+    /// external owning a clone of this guard's core guard and clock. Internal.
+    #[napi(js_name = "__fastHandle", skip_typescript)]
+    pub fn fast_handle(&self, env: Env) -> Result<Unknown<'_>> {
+        let fast = FastGuard {
+            guard: self.inner.clone(),
+            clock: self.clock.clone(),
+        };
+        let raw = create_handle(env.raw(), fast)
+            .map_err(|e| to_js_error(&Error::new(leasekit::ErrorCode::InternalError, e.reason)))?;
+        // SAFETY: `raw` is a live value created on this env during this call.
+        Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), raw) })
     }
 
     /// Whether `close()` has been called.

@@ -1,6 +1,7 @@
 // LeaseGuard: authorization order, injectable clock, exact budgets, metrics, delegation.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
 import * as lk from '../index.mjs'
 
 /** A clock the test moves by hand. */
@@ -141,4 +142,62 @@ test('the constructor rejects invalid leases and constraints with INVALID_REQUES
   assert.throws(() => new lk.LeaseGuard({ 'fs.read': '/a' }), lk.InvalidRequestError)
   assert.throws(() => new lk.LeaseGuard({ 'fs.read': ['/a'] }, { expires_at: 'tomorrow' }), lk.InvalidRequestError)
   assert.throws(() => new lk.LeaseGuard({ 'fs.read': ['/a'] }, { ttl: 5 }), lk.InvalidRequestError)
+})
+
+test('authorize fast path: conversions, refusals and misuse', () => {
+  const guard = new lk.LeaseGuard({ 'fs.read': ['/data/**'], 'tool.call': ['web.*'], 'model.use': ['gpt-*'] })
+  const long = '/data/' + 'x'.repeat(100_000)
+  assert.equal(guard.authorize('fs.read', long), long)
+  assert.equal(guard.authorize('fs.read', '/data/./' + 'y/'.repeat(5000) + 'z'), '/data/' + 'y/'.repeat(5000) + 'z')
+  assert.equal(guard.authorize('fs.read', '/data/é/日本/😀'), '/data/é/日本/😀')
+  assert.equal(guard.authorizeModel('gpt-4o'), 'gpt-4o')
+  // A lone surrogate has no UTF-8 form: refused, not replaced by U+FFFD.
+  assert.throws(() => guard.authorize('fs.read', '/data/\uD800'), lk.InvalidRequestError)
+  assert.throws(() => guard.authorize('fs.read\uDC00', '/data/x'), lk.InvalidRequestError)
+  assert.throws(() => guard.authorizeModel('gpt-\uD800'), lk.InvalidRequestError)
+  // Wrong types are invalid requests, as for every other function.
+  assert.throws(() => guard.authorize('fs.read', 5), lk.InvalidRequestError)
+  assert.throws(() => guard.authorize(null, '/data/x'), lk.InvalidRequestError)
+  assert.throws(() => guard.authorize('fs.read'), lk.InvalidRequestError)
+  assert.throws(() => guard.authorizeModel({}), lk.InvalidRequestError)
+  // Called on something that is not a guard: a LeaseError, never a crash.
+  assert.throws(() => lk.LeaseGuard.prototype.authorize.call({}, 'tool.call', 'web.x'), lk.LeaseError)
+  // The internal entry points are not part of the API and refuse foreign handles.
+  assert.equal(lk.__authorize, undefined)
+  const native = createRequire(import.meta.url)('../native.js')
+  assert.throws(() => native.__authorize({}, 'tool.call', 'web.x'), /handle/)
+  assert.throws(() => native.__authorize(undefined, 'tool.call', 'web.x'), /handle/)
+  // Denials keep their class and details.
+  try {
+    guard.authorize('tool.call', 'shell.exec')
+    assert.fail('not denied')
+  } catch (err) {
+    assert.ok(err instanceof lk.PermissionDeniedError)
+    assert.equal(err.code, 'PERMISSION_DENIED')
+    assert.equal(err.details.capability, 'tool.call')
+  }
+  // Children made by delegate take the same path; a closed guard answers LEASE_EXPIRED.
+  const child = guard.delegate({ 'tool.call': ['web.search'] })
+  assert.equal(child.authorize('tool.call', 'web.search'), 'web.search')
+  assert.throws(() => child.authorize('tool.call', 'web.other'), lk.PermissionDeniedError)
+  child.close()
+  assert.throws(() => child.authorize('tool.call', 'web.search'), lk.LeaseExpiredError)
+  guard.close()
+  assert.throws(() => guard.authorize('fs.read', '/data/x'), lk.LeaseExpiredError)
+})
+
+test('a clock may re-enter authorize', () => {
+  let inner
+  let guard = null
+  guard = new lk.LeaseGuard({ 'tool.call': ['x', 'y'] }, null, {
+    clock: () => {
+      if (guard !== null && inner === undefined) {
+        inner = null
+        inner = guard.authorize('tool.call', 'y')
+      }
+      return new Date('2026-01-01T00:00:00Z')
+    },
+  })
+  assert.equal(guard.authorize('tool.call', 'x'), 'x')
+  assert.equal(inner, 'y')
 })
