@@ -4,6 +4,11 @@
 //! current instant; [`with_now`] makes it visible to [`CallerClock`] for the duration of that
 //! one call on the calling thread only, so concurrent calls on one guard from several Java
 //! threads each see their own time and no lock is needed.
+//!
+//! A guard whose Java clock is the system clock (`Clock.systemUTC()`, the default) is built
+//! on the core's [`leasekit::SystemClock`] instead: its calls pass no instant
+//! ([`with_optional_now`] with `None`) and the core reads the system clock itself, only when
+//! the lease has a deadline.
 
 use std::cell::Cell;
 
@@ -41,6 +46,15 @@ pub fn with_now<R>(now: Timestamp, f: impl FnOnce() -> R) -> R {
     }
     let _restore = Restore(NOW.with(|n| n.replace(Some(now))));
     f()
+}
+
+/// As [`with_now`] when `now` is given; otherwise runs `f` without touching this thread's
+/// time (a [`CallerClock`] then fails closed, a guard on the system clock reads it itself).
+pub fn with_optional_now<R>(now: Option<Timestamp>, f: impl FnOnce() -> R) -> R {
+    match now {
+        Some(now) => with_now(now, f),
+        None => f(),
+    }
 }
 
 #[cfg(test)]

@@ -41,6 +41,18 @@ pub fn timestamp(epoch_second: i64, nano: i32) -> BindResult<Timestamp> {
     ))
 }
 
+/// The `nano` Java passes instead of a nano-of-second when the guard is on the system clock
+/// and no instant is supplied (`LeaseGuard.NO_TIME`).
+pub const NO_TIME: i32 = -1;
+
+/// As [`timestamp`], except that `nano == NO_TIME` means "no instant supplied" (`None`).
+pub fn optional_timestamp(epoch_second: i64, nano: i32) -> BindResult<Option<Timestamp>> {
+    if nano == NO_TIME {
+        return Ok(None);
+    }
+    timestamp(epoch_second, nano).map(Some)
+}
+
 /// A timestamp as decimal nanoseconds since the epoch (Java turns it into an `Instant`).
 pub fn timestamp_text(t: Timestamp) -> String {
     t.unix_nanos().to_string()
@@ -119,6 +131,13 @@ mod tests {
         assert_eq!(t, Some(-1));
         assert!(timestamp(0, 1_000_000_000).is_err());
         assert!(timestamp(0, -1).is_err());
+        assert!(matches!(optional_timestamp(0, NO_TIME), Ok(None)));
+        let t = optional_timestamp(1, 2)
+            .ok()
+            .flatten()
+            .map(Timestamp::unix_nanos);
+        assert_eq!(t, Some(1_000_000_002));
+        assert!(optional_timestamp(0, -2).is_err());
         let far = timestamp(253_402_300_799, 0).ok().map(timestamp_text);
         assert_eq!(far.as_deref(), Some("253402300799000000000"));
     }

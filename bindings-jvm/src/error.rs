@@ -8,7 +8,7 @@
 
 use std::any::Any;
 use std::fmt;
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use jni::errors::ErrorPolicy;
 use jni::objects::{JString, JThrowable, JValue};
@@ -136,6 +136,26 @@ pub fn run<'local, T: Default>(
     body: impl FnOnce(&mut Env<'local>) -> BindResult<T>,
 ) -> T {
     env.with_env(body).resolve::<ThrowLeaseException>()
+}
+
+/// As [`run`], for the hot natives (`guardAuthorize`, `guardAuthorizeModel`): the body gets
+/// the raw `JNIEnv` and only a failure goes through jni's [`EnvUnowned::with_env`] machinery.
+///
+/// `with_env` costs tens of nanoseconds per call even when nothing fails (it maintains jni's
+/// thread-local attachment bookkeeping twice and builds an `EnvOutcome`). Here the body runs
+/// under a plain `catch_unwind`; an error is handed to [`run`] as the result of an empty body
+/// and a panic is re-raised inside one (`resume_unwind`, which `with_env` catches), so both
+/// reach [`ThrowLeaseException`] exactly as in every other native call.
+pub fn run_raw<'local, T: Default>(
+    env: EnvUnowned<'local>,
+    body: impl FnOnce(*mut jni::sys::JNIEnv) -> BindResult<T>,
+) -> T {
+    let raw = env.as_raw();
+    match catch_unwind(AssertUnwindSafe(|| body(raw))) {
+        Ok(Ok(value)) => value,
+        Ok(Err(error)) => run(env, |_| Err(error)),
+        Err(payload) => run(env, |_| resume_unwind(payload)),
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use crate::convert::{
     amounts_from_json, amounts_json, constraints, lease, new_string, optional_string_arg,
     parse_json, string_arg, timestamp, timestamp_text,
 };
-use crate::error::{BindResult, invalid, run};
+use crate::error::{BindResult, invalid, run, run_raw};
 
 /// `Native.isValidCapabilityName(String)`.
 #[jni_mangle("dev.leasekit.Native")]
@@ -309,6 +309,15 @@ pub fn narrow_constraints_json<'local>(
 pub fn panic_for_test<'local>(env: EnvUnowned<'local>, _class: JClass<'local>) {
     run(env, |_env| -> BindResult<()> {
         panic!("deliberate panic from Native.panicForTest");
+    })
+}
+
+/// `Native.panicForTestRaw()`: as `panicForTest`, through [`run_raw`], the wrapper of the hot
+/// natives (`guardAuthorize`, `guardAuthorizeModel`).
+#[jni_mangle("dev.leasekit.Native")]
+pub fn panic_for_test_raw<'local>(env: EnvUnowned<'local>, _class: JClass<'local>) {
+    run_raw(env, |_env| -> BindResult<()> {
+        panic!("deliberate panic from Native.panicForTestRaw");
     })
 }
 

@@ -1,23 +1,28 @@
 //! `LeaseGuard` handle calls of `dev.leasekit.Native`.
 //!
 //! A guard lives in a `Box` whose address is the Java handle (`long`). Java's `LeaseGuard`
-//! owns the handle: it frees it exactly once (`close()` or its `Cleaner`) and never calls
-//! after freeing (a read/write lock orders calls against the free). Each call that consults
-//! time passes the Java clock's instant, installed for that call by [`with_now`].
+//! owns the handle: `close()` only closes the core guard (`guardClose`); the memory is freed
+//! exactly once, by its `Cleaner` when the Java object is unreachable, so no call can follow
+//! or overlap the free (see `NativeHandle.java`). Each call that consults time passes the Java
+//! clock's instant, installed for that call by [`with_optional_now`], or, for a guard built on
+//! the system clock, no instant (`nano == NO_TIME`): the core then reads the clock itself.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use jni::EnvUnowned;
 use jni::jni_mangle;
 use jni::objects::{JClass, JString};
-use leasekit::{GuardOptions, LeaseGuard, parse_amount};
+use jni::sys::jstring;
+use leasekit::{Clock, GuardOptions, LeaseGuard, SystemClock, parse_amount};
 
-use crate::clock::{CallerClock, with_now};
+use crate::clock::{CallerClock, with_optional_now};
 use crate::convert::{
-    amounts_json, constraints, lease, metrics_json, new_string, optional_string_arg, string_arg,
-    timestamp, timestamp_text,
+    amounts_json, constraints, lease, metrics_json, new_string, optional_string_arg,
+    optional_timestamp, string_arg, timestamp_text,
 };
-use crate::error::{BindResult, invalid, run};
+use crate::error::{BindResult, invalid, run, run_raw};
+use crate::text::{self, RawEnv, Text, TextBuf};
 
 /// Moves a guard to the heap and returns its handle.
 fn into_handle(guard: LeaseGuard) -> i64 {
@@ -34,7 +39,9 @@ fn guard<'a>(handle: i64) -> BindResult<&'a LeaseGuard> {
     Ok(unsafe { &*(handle as *const LeaseGuard) })
 }
 
-/// `Native.guardNew(lease, constraints, graceMillis, allowAnyModel)`: a new guard handle.
+/// `Native.guardNew(lease, constraints, graceMillis, allowAnyModel, systemClock)`: a new guard
+/// handle. With `systemClock` the guard reads the system clock itself (Java's clock is
+/// `Clock.systemUTC()` and its calls pass no instant); otherwise each call supplies the instant.
 #[jni_mangle("dev.leasekit.Native")]
 pub fn guard_new<'local>(
     env: EnvUnowned<'local>,
@@ -43,6 +50,7 @@ pub fn guard_new<'local>(
     constraints_json: JString<'local>,
     grace_millis: i64,
     allow_any_model: bool,
+    system_clock: bool,
 ) -> i64 {
     run(env, |env| {
         let lease = lease(&string_arg(env, &lease_json, "lease")?)?;
@@ -53,14 +61,22 @@ pub fn guard_new<'local>(
             grace_millis,
             allow_any_model,
         };
-        let guard = LeaseGuard::with_options(lease, constraints, Arc::new(CallerClock), options);
+        let clock: Arc<dyn Clock> = if system_clock {
+            Arc::new(SystemClock)
+        } else {
+            Arc::new(CallerClock)
+        };
+        let guard = LeaseGuard::with_options(lease, constraints, clock, options);
         Ok(into_handle(guard))
     })
 }
 
-/// `Native.guardAuthorize(handle, epochSecond, nano, capability, target)`: the canonical
-/// target, or the exception of the first failed check.
+/// `Native.guardAuthorize(handle, epochSecond, nano, capability, capabilityLength, target,
+/// targetLength)`: `null` when `target` is already canonical (Java then returns the caller's own
+/// string), else the canonical target; or the exception of the first failed check. The lengths
+/// are the strings' `length()`.
 #[jni_mangle("dev.leasekit.Native")]
+#[allow(clippy::too_many_arguments)]
 pub fn guard_authorize<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
@@ -68,19 +84,35 @@ pub fn guard_authorize<'local>(
     epoch_second: i64,
     nano: i32,
     capability: JString<'local>,
+    capability_length: i32,
     target: JString<'local>,
-) -> JString<'local> {
-    run(env, |env| {
+    target_length: i32,
+) -> jstring {
+    run_raw(env, |env| {
         let guard = guard(handle)?;
-        let now = timestamp(epoch_second, nano)?;
-        let capability = string_arg(env, &capability, "capability")?;
-        let target = string_arg(env, &target, "target")?;
-        let canonical = with_now(now, || guard.authorize(&capability, &target))?;
-        new_string(env, &canonical)
+        let now = optional_timestamp(epoch_second, nano)?;
+        let (mut cap_buf, mut target_buf) = (TextBuf::new(), TextBuf::new());
+        // SAFETY: `env` is this call's JNIEnv, the strings its arguments with these lengths.
+        let capability = unsafe {
+            text::read(
+                env,
+                &capability,
+                capability_length,
+                "capability",
+                &mut cap_buf,
+            )?
+        };
+        let target = unsafe { text::read(env, &target, target_length, "target", &mut target_buf)? };
+        let canonical =
+            with_optional_now(now, || guard.authorize_cow(capability.text, target.text))?;
+        // SAFETY: as above; no exception is pending after the reads.
+        unsafe { canonical_result(env, &target, canonical) }
     })
+    .0
 }
 
-/// `Native.guardAuthorizeModel(handle, epochSecond, nano, modelId)`.
+/// `Native.guardAuthorizeModel(handle, epochSecond, nano, modelId, modelIdLength)`: as
+/// `guardAuthorize` with `model.use` (`null` when the id is returned as given).
 #[jni_mangle("dev.leasekit.Native")]
 pub fn guard_authorize_model<'local>(
     env: EnvUnowned<'local>,
@@ -89,14 +121,54 @@ pub fn guard_authorize_model<'local>(
     epoch_second: i64,
     nano: i32,
     model_id: JString<'local>,
-) -> JString<'local> {
-    run(env, |env| {
+    model_id_length: i32,
+) -> jstring {
+    run_raw(env, |env| {
         let guard = guard(handle)?;
-        let now = timestamp(epoch_second, nano)?;
-        let model_id = string_arg(env, &model_id, "model id")?;
-        let canonical = with_now(now, || guard.authorize_model(&model_id))?;
-        new_string(env, &canonical)
+        let now = optional_timestamp(epoch_second, nano)?;
+        let mut buf = TextBuf::new();
+        // SAFETY: `env` is this call's JNIEnv, `model_id` its argument of this length.
+        let model_id =
+            unsafe { text::read(env, &model_id, model_id_length, "model id", &mut buf)? };
+        // The core's `authorize_model` is `authorize("model.use", id)`.
+        let canonical = with_optional_now(now, || guard.authorize_cow("model.use", model_id.text))?;
+        // SAFETY: as above.
+        unsafe { canonical_result(env, &model_id, canonical) }
     })
+    .0
+}
+
+/// A `jstring` result of the hot natives (`null` by default: what an error returns).
+struct RawString(jstring);
+
+impl Default for RawString {
+    fn default() -> Self {
+        RawString(std::ptr::null_mut())
+    }
+}
+
+/// The Java result of an authorization: `null` ("the argument as given") only when the core
+/// borrowed the whole argument and the argument's text is exactly the Java string; otherwise a
+/// new string holding the canonical target.
+///
+/// # Safety
+///
+/// `env` is the JNIEnv of the current native call, with no exception pending.
+unsafe fn canonical_result(
+    env: RawEnv,
+    given: &Text<'_>,
+    canonical: Cow<'_, str>,
+) -> BindResult<RawString> {
+    match canonical {
+        Cow::Borrowed(c)
+            if given.exact
+                && c.len() == given.text.len()
+                && std::ptr::eq(c.as_ptr(), given.text.as_ptr()) =>
+        {
+            Ok(RawString::default())
+        }
+        c => Ok(RawString(unsafe { text::new_string(env, &c)? })),
+    }
 }
 
 /// `Native.guardRecordMetric(handle, epochSecond, nano, name, value, unit)`: the emitted
@@ -115,11 +187,11 @@ pub fn guard_record_metric<'local>(
 ) -> JString<'local> {
     run(env, |env| {
         let guard = guard(handle)?;
-        let now = timestamp(epoch_second, nano)?;
+        let now = optional_timestamp(epoch_second, nano)?;
         let name = string_arg(env, &name, "metric name")?;
         let value = string_arg(env, &value, "metric value")?;
         let unit = string_arg(env, &unit, "metric unit")?;
-        let emitted = with_now(now, || guard.record_metric(&name, &value, &unit))?;
+        let emitted = with_optional_now(now, || guard.record_metric(&name, &value, &unit))?;
         new_string(env, &metrics_json(&emitted).to_string())
     })
 }
@@ -137,10 +209,10 @@ pub fn guard_reserve<'local>(
 ) -> JString<'local> {
     run(env, |env| {
         let guard = guard(handle)?;
-        let now = timestamp(epoch_second, nano)?;
+        let now = optional_timestamp(epoch_second, nano)?;
         let currency = string_arg(env, &currency, "currency")?;
         let amount = parse_amount(&string_arg(env, &amount, "amount")?)?;
-        let emitted = with_now(now, || guard.reserve(&currency, amount))?;
+        let emitted = with_optional_now(now, || guard.reserve(&currency, amount))?;
         new_string(env, &metrics_json(&emitted).to_string())
     })
 }
@@ -172,11 +244,11 @@ pub fn guard_delegate<'local>(
 ) -> i64 {
     run(env, |env| {
         let guard = guard(handle)?;
-        let now = timestamp(epoch_second, nano)?;
+        let now = optional_timestamp(epoch_second, nano)?;
         let child = lease(&string_arg(env, &child_json, "child lease")?)?;
         let child_constraints =
             constraints(optional_string_arg(env, &child_constraints_json)?.as_deref())?;
-        let child_guard = with_now(now, || guard.delegate(child, child_constraints))?;
+        let child_guard = with_optional_now(now, || guard.delegate(child, child_constraints))?;
         Ok(into_handle(child_guard))
     })
 }

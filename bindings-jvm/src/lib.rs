@@ -8,6 +8,7 @@
 //! * [`error`]: the error type of every native call and the policy that throws
 //!   `dev.leasekit.LeaseException` subclasses (panics become `INTERNAL_ERROR`).
 //! * [`convert`]: string, JSON, decimal and time conversions.
+//! * [`text`]: the hot-path string conversions of the authorize calls (UTF-16 in and out).
 //! * [`clock`]: the per-call clock through which Java's `java.time.Clock` reaches the core.
 //! * [`functions`]: the stateless calls (names, patterns, leases, subset, budgets, expiry,
 //!   narrowing).
@@ -20,3 +21,4 @@ pub mod convert;
 pub mod error;
 pub mod functions;
 pub mod guard;
+pub mod text;

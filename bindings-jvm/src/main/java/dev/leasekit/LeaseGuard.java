@@ -16,13 +16,15 @@ import java.util.Optional;
  * <p>Checks run in ARCP order: expiry ({@link LeaseExpiredException}), budget ({@link
  * BudgetExhaustedException}), names and target canonicalization ({@link InvalidRequestException}),
  * then the patterns ({@link PermissionDeniedException}). Time comes from the injectable {@link
- * Clock} (read once per call).
+ * Clock} (read once per call). On the system clock (the default) the native side reads the system
+ * time itself, and only when the lease has a deadline.
  *
- * <p>Thread-safe: any number of threads may use one guard; spending never loses an update. Native
- * memory is freed by {@link #close()} or, as a fallback, when the guard is garbage collected.
- * Closing a child guard also returns its unspent budget to the parent; an unclosed child returns it
- * later, when the Cleaner frees it (the core closes a dropped child). Close children explicitly to
- * return budget promptly.
+ * <p>Thread-safe: any number of threads may use one guard, without locking; spending never loses an
+ * update. {@link #close()} ends the guard at once (later calls throw {@link
+ * LeaseExpiredException}); its native memory is freed by a Cleaner once the guard is unreachable,
+ * so that no call, even one racing with close, can run on freed memory. Closing a child guard also
+ * returns its unspent budget to the parent; an unclosed child returns it later, when the Cleaner
+ * frees it (the core closes a dropped child). Close children explicitly to return budget promptly.
  *
  * <pre>{@code
  * try (LeaseGuard guard = LeaseGuard.of(lease)) {
@@ -32,14 +34,48 @@ import java.util.Optional;
  * }</pre>
  */
 public final class LeaseGuard implements AutoCloseable {
+  /** The {@code nano} passed instead of an instant when the native guard reads the clock itself. */
+  private static final int NO_TIME = -1;
+
+  /** The class of {@link Clock#systemUTC()} (and of every other {@code Clock.system(zone)}). */
+  private static final Class<?> SYSTEM_CLOCK_CLASS = Clock.systemUTC().getClass();
+
   private final NativeHandle handle;
   private final Clock clock;
   private final Lease lease;
 
-  private LeaseGuard(long nativeHandle, Clock clock, Lease lease) {
+  /**
+   * Whether the native guard was built on the core's system clock: calls then pass no instant
+   * ({@link #NO_TIME}). Otherwise every call passes {@code clock.instant()}.
+   */
+  private final boolean systemTime;
+
+  private LeaseGuard(long nativeHandle, Clock clock, boolean systemTime, Lease lease) {
     this.handle = new NativeHandle(nativeHandle);
     this.clock = clock;
+    this.systemTime = systemTime;
     this.lease = lease;
+  }
+
+  /**
+   * Whether {@code clock} is the JDK's system clock (any zone: the instant is the same), which the
+   * native side can read itself. A fixed, offset or custom clock is not.
+   */
+  static boolean readsSystemTime(Clock clock) {
+    return clock.getClass() == SYSTEM_CLOCK_CLASS;
+  }
+
+  /** The instant to pass to a native call, or {@code null} for "read the system clock". */
+  private Instant now() {
+    return systemTime ? null : clock.instant();
+  }
+
+  private static long epochSecond(Instant now) {
+    return now == null ? 0 : now.getEpochSecond();
+  }
+
+  private static int nano(Instant now) {
+    return now == null ? NO_TIME : now.getNano();
   }
 
   /**
@@ -76,9 +112,20 @@ public final class LeaseGuard implements AutoCloseable {
   public String authorize(String capability, String target) {
     Objects.requireNonNull(capability, "capability");
     Objects.requireNonNull(target, "target");
-    Instant now = clock.instant();
-    return handle.call(
-        h -> Native.guardAuthorize(h, now.getEpochSecond(), now.getNano(), capability, target));
+    Instant now = now();
+    String canonical =
+        handle.call(
+            h ->
+                Native.guardAuthorize(
+                    h,
+                    epochSecond(now),
+                    nano(now),
+                    capability,
+                    capability.length(),
+                    target,
+                    target.length()));
+    // null: the target is already canonical, so the answer is the caller's own string.
+    return canonical == null ? target : canonical;
   }
 
   /**
@@ -91,9 +138,13 @@ public final class LeaseGuard implements AutoCloseable {
    */
   public String authorizeModel(String modelId) {
     Objects.requireNonNull(modelId, "modelId");
-    Instant now = clock.instant();
-    return handle.call(
-        h -> Native.guardAuthorizeModel(h, now.getEpochSecond(), now.getNano(), modelId));
+    Instant now = now();
+    String canonical =
+        handle.call(
+            h ->
+                Native.guardAuthorizeModel(
+                    h, epochSecond(now), nano(now), modelId, modelId.length()));
+    return canonical == null ? modelId : canonical;
   }
 
   /**
@@ -128,12 +179,10 @@ public final class LeaseGuard implements AutoCloseable {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(value, "value");
     Objects.requireNonNull(unit, "unit");
-    Instant now = clock.instant();
+    Instant now = now();
     String emitted =
         handle.call(
-            h ->
-                Native.guardRecordMetric(
-                    h, now.getEpochSecond(), now.getNano(), name, value, unit));
+            h -> Native.guardRecordMetric(h, epochSecond(now), nano(now), name, value, unit));
     return Json.metrics(emitted);
   }
 
@@ -150,12 +199,12 @@ public final class LeaseGuard implements AutoCloseable {
   public List<Metric> reserve(String currency, BigDecimal amount) {
     Objects.requireNonNull(currency, "currency");
     Objects.requireNonNull(amount, "amount");
-    Instant now = clock.instant();
+    Instant now = now();
     String emitted =
         handle.call(
             h ->
                 Native.guardReserve(
-                    h, now.getEpochSecond(), now.getNano(), currency, amount.toPlainString()));
+                    h, epochSecond(now), nano(now), currency, amount.toPlainString()));
     return Json.metrics(emitted);
   }
 
@@ -190,15 +239,14 @@ public final class LeaseGuard implements AutoCloseable {
    */
   public LeaseGuard delegate(Lease child) {
     Objects.requireNonNull(child, "child");
-    Instant now = clock.instant();
+    Instant now = now();
     String childJson = child.toJson();
     String childConstraints = child.constraints().toJson();
     long childHandle =
         handle.call(
-            h ->
-                Native.guardDelegate(
-                    h, now.getEpochSecond(), now.getNano(), childJson, childConstraints));
-    return new LeaseGuard(childHandle, clock, child);
+            h -> Native.guardDelegate(h, epochSecond(now), nano(now), childJson, childConstraints));
+    // The core child shares this guard's clock, so it reads the system time exactly when we do.
+    return new LeaseGuard(childHandle, clock, systemTime, child);
   }
 
   /**
@@ -251,8 +299,9 @@ public final class LeaseGuard implements AutoCloseable {
   }
 
   /**
-   * Closes the guard (returning a child's unspent budget to its parent) and frees its native
-   * memory. Idempotent; any later call fails with {@link InvalidRequestException}.
+   * Closes the guard (returning a child's unspent budget to its parent). Idempotent; any later call
+   * fails with {@link LeaseExpiredException}. The native memory is freed once the guard is
+   * unreachable.
    */
   @Override
   public void close() {
@@ -328,9 +377,11 @@ public final class LeaseGuard implements AutoCloseable {
      * @return the guard
      */
     public LeaseGuard build() {
+      boolean systemTime = readsSystemTime(clock);
       long h =
-          Native.guardNew(lease.toJson(), constraints.toJson(), grace.toMillis(), allowAnyModel);
-      return new LeaseGuard(h, clock, lease.withConstraints(constraints));
+          Native.guardNew(
+              lease.toJson(), constraints.toJson(), grace.toMillis(), allowAnyModel, systemTime);
+      return new LeaseGuard(h, clock, systemTime, lease.withConstraints(constraints));
     }
   }
 }

@@ -47,13 +47,33 @@ final class Native {
 
   static native String narrowConstraintsJson(String requestedJson, String ceilingJson);
 
+  /** With {@code systemClock} the guard reads the system clock itself; see below. */
   static native long guardNew(
-      String leaseJson, String constraintsJson, long graceMillis, boolean allowAnyModel);
+      String leaseJson,
+      String constraintsJson,
+      long graceMillis,
+      boolean allowAnyModel,
+      boolean systemClock);
 
+  // The guard calls below take the caller's instant as (epochSecond, nano); nano -1 passes none
+  // (only for a guard created with systemClock, which reads the clock itself).
+
+  /**
+   * The canonical target, or {@code null} when {@code target} itself is canonical. Each length is
+   * the {@code length()} of the string before it (saves the native side a JNI call per string).
+   */
   static native String guardAuthorize(
-      long handle, long epochSecond, int nano, String capability, String target);
+      long handle,
+      long epochSecond,
+      int nano,
+      String capability,
+      int capabilityLength,
+      String target,
+      int targetLength);
 
-  static native String guardAuthorizeModel(long handle, long epochSecond, int nano, String model);
+  /** As {@link #guardAuthorize} for {@code model.use}. */
+  static native String guardAuthorizeModel(
+      long handle, long epochSecond, int nano, String model, int modelLength);
 
   static native String guardRecordMetric(
       long handle, long epochSecond, int nano, String name, String value, String unit);
@@ -76,4 +96,7 @@ final class Native {
 
   /** Panics inside Rust on purpose; the binding's tests prove it arrives as an exception. */
   static native void panicForTest();
+
+  /** As {@link #panicForTest}, through the error wrapper of the authorize calls. */
+  static native void panicForTestRaw();
 }

@@ -39,6 +39,55 @@ class NativeBoundaryTest {
   }
 
   @Test
+  void theAuthorizeNativesMapPanicsAndErrorsTheSameWay() {
+    InternalErrorException panic =
+        assertThrows(InternalErrorException.class, Native::panicForTestRaw);
+    assertEquals(ErrorCode.INTERNAL_ERROR, panic.code());
+    assertTrue(panic.getMessage().contains("deliberate panic"), panic.getMessage());
+    assertThrows(InternalErrorException.class, Native::panicForTestRaw);
+
+    assertThrows(
+        InvalidRequestException.class,
+        () -> Native.guardAuthorize(0, 0, -1, "fs.read", 7, "/x", 2));
+    assertThrows(InvalidRequestException.class, () -> Native.guardAuthorizeModel(0, 0, -1, "m", 1));
+    Lease lease =
+        Lease.builder()
+            .allow("fs.read", "/**")
+            .expiresAt(java.time.Instant.parse("2100-01-01T00:00:00Z"))
+            .build();
+    long systemClock =
+        Native.guardNew(lease.toJson(), lease.constraints().toJson(), 0, false, true);
+    long callerClock =
+        Native.guardNew(lease.toJson(), lease.constraints().toJson(), 0, false, false);
+    try {
+      InvalidRequestException nul =
+          assertThrows(
+              InvalidRequestException.class,
+              () -> Native.guardAuthorize(systemClock, 0, -1, null, 0, "/x", 2));
+      assertTrue(nul.getMessage().contains("capability must not be null"), nul.getMessage());
+      assertThrows(
+          InvalidRequestException.class,
+          () -> Native.guardAuthorize(systemClock, 0, -1, "fs.read", 7, null, 0));
+      assertThrows(
+          InvalidRequestException.class,
+          () -> Native.guardAuthorizeModel(systemClock, 0, -1, null, 0));
+      assertThrows(
+          InvalidRequestException.class,
+          () -> Native.guardAuthorize(systemClock, 0, 1_000_000_000, "fs.read", 7, "/x", 2));
+      assertNull(Native.guardAuthorize(systemClock, 0, -1, "fs.read", 7, "/x", 2));
+      assertEquals("/x", Native.guardAuthorize(systemClock, 0, -1, "fs.read", 7, "/x/", 3));
+      assertNull(Native.guardAuthorize(callerClock, 0, 0, "fs.read", 7, "/x", 2));
+      // A guard on the caller's clock given no instant fails closed (it never guesses the time).
+      assertThrows(
+          InternalErrorException.class,
+          () -> Native.guardAuthorize(callerClock, 0, -1, "fs.read", 7, "/x", 2));
+    } finally {
+      Native.guardFree(systemClock);
+      Native.guardFree(callerClock);
+    }
+  }
+
+  @Test
   void nullArgumentsReachingNativeAreInvalidRequests() {
     InvalidRequestException e =
         assertThrows(InvalidRequestException.class, () -> Native.canonicalizeTarget(null, "/x"));
