@@ -84,10 +84,23 @@ function convertError(err) {
   return new errorClasses.INTERNAL_ERROR(message, {}, { cause: err })
 }
 
+// Whether Error.stackTraceLimit may be lowered while a converted error is built (it is not
+// under --frozen-intrinsics).
+const TUNE_STACK = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true
+
 /** Converts `err` and starts its stack trace at the caller of `entry` (not in this file). */
 function rethrow(err, entry) {
-  const converted = convertError(err)
-  if (converted !== err) Error.captureStackTrace(converted, entry)
+  if (err instanceof LeaseError) return err
+  // The stack is captured once, below; building the error with no stack halves the cost.
+  const limit = Error.stackTraceLimit
+  if (TUNE_STACK) Error.stackTraceLimit = 0
+  let converted
+  try {
+    converted = convertError(err)
+  } finally {
+    if (TUNE_STACK) Error.stackTraceLimit = limit
+  }
+  Error.captureStackTrace(converted, entry)
   return converted
 }
 

@@ -321,16 +321,40 @@ fn new_string(env: napi_env, text: &str) -> Result<napi_value, Thrown> {
 
 /// Throws `thrown` (unless an exception is already pending, e.g. from the clock) and
 /// returns the `undefined` placeholder Node expects.
+///
+/// What is thrown is a plain `{code, message}` object, not an `Error`: `index.js` always
+/// converts it into a `LeaseError` subclass, and skipping the native `Error` saves a stack
+/// capture, the dearest part of a denial.
 fn throw(env: napi_env, thrown: Thrown) -> napi_value {
     let mut pending = false;
-    // SAFETY: plain Node-API calls; the message has its NULs removed (JSON has none).
+    // SAFETY: plain Node-API calls on this call's env; strings are valid UTF-8.
     unsafe {
         sys::napi_is_exception_pending(env, &mut pending);
-        if !pending {
+        if pending {
+            return ptr::null_mut();
+        }
+        let mut obj = ptr::null_mut();
+        let made = sys::napi_create_object(env, &mut obj) == Status::napi_ok
+            && set_string(env, obj, c"code", thrown.code)
+            && set_string(env, obj, c"message", &thrown.message);
+        if made {
+            sys::napi_throw(env, obj);
+        } else {
             let code = CString::new(thrown.code).unwrap_or_default();
             let message = CString::new(thrown.message.replace('\0', " ")).unwrap_or_default();
             sys::napi_throw_error(env, code.as_ptr(), message.as_ptr());
         }
     }
     ptr::null_mut()
+}
+
+/// `obj[name] = text`; false on failure.
+unsafe fn set_string(env: napi_env, obj: napi_value, name: &CStr, text: &str) -> bool {
+    match new_string(env, text) {
+        // SAFETY: live values of this call; `name` is NUL-terminated.
+        Ok(value) => unsafe {
+            sys::napi_set_named_property(env, obj, name.as_ptr(), value) == Status::napi_ok
+        },
+        Err(_) => false,
+    }
 }
