@@ -258,7 +258,9 @@ def section(data, results, args):
         "are `fs.read` leases mixing `/srv/tN/reports/*.csv`, `/srv/tN/logs/**` and literal paths; "
         "the timed target matches the **last** pattern (the worst case for a peer that scans the "
         "list).",
-        "- authorize = canonicalize + match (+ expiry and budget gates) through `LeaseGuard.authorize`; "
+        "- authorize = canonicalize + match (+ expiry and budget gates) through `LeaseGuard.authorize` "
+        "(in Rust `LeaseGuard::authorize_cow`, the core call the bindings make: an already-canonical "
+        "target comes back borrowed, and the bindings return the caller's own string object); "
         "a peer does its own canonicalization (`posixpath.normpath`, `path.posix.normalize`, "
         "`Path.normalize`, or the SDK's `canonicalize_target`) and then matches.",
         "- Each harness first checks that leasekit and the peer give the same answer on every timed "
