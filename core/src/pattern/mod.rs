@@ -34,8 +34,21 @@ enum Shape {
     PrefixAny,
     /// `P*`: `P` followed by non-separators.
     PrefixStar,
+    /// `P*S`, `S` literal (e.g. `/reports/*.csv`): `P`, non-separators, then `S` at the end.
+    PrefixStarSuffix { suffix: Box<[u8]> },
     /// Everything else.
     General(Box<Nfa>),
+}
+
+/// The bytes of `elems` when every element is a literal byte.
+fn literal_bytes(elems: &[Elem]) -> Option<Box<[u8]>> {
+    elems
+        .iter()
+        .map(|e| match e {
+            Elem::Byte(b) => Some(*b),
+            _ => None,
+        })
+        .collect()
 }
 
 impl Pattern {
@@ -54,6 +67,11 @@ impl Pattern {
             [Elem::Group, Elem::Byte(s), Elem::LoopAny] => Shape::PrefixGlobstar { sep: *s },
             [Elem::LoopAny] => Shape::PrefixAny,
             [Elem::LoopSegment] => Shape::PrefixStar,
+            [Elem::LoopSegment, tail @ ..] if literal_bytes(tail).is_some() => {
+                Shape::PrefixStarSuffix {
+                    suffix: literal_bytes(tail).unwrap_or_default(),
+                }
+            }
             _ => Shape::General(Box::new(Nfa::new(elems, seps))),
         };
         Ok(Pattern {
@@ -93,6 +111,13 @@ impl Pattern {
             Shape::PrefixGlobstar { sep } => rest.is_empty() || rest[0] == *sep,
             Shape::PrefixAny => true,
             Shape::PrefixStar => !rest.iter().any(|&b| self.seps.contains(b)),
+            Shape::PrefixStarSuffix { suffix } => {
+                rest.len() >= suffix.len()
+                    && rest.ends_with(suffix)
+                    && !rest[..rest.len() - suffix.len()]
+                        .iter()
+                        .any(|&b| self.seps.contains(b))
+            }
             Shape::General(nfa) => nfa.run_from(p, rest),
         }
     }

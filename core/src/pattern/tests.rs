@@ -193,3 +193,20 @@ fn mixed_separator_globstar_runs_keep_outer_separators() {
     assert!(m(K::ToolCall, "a.**/**.b", "a.x/y.b"));
     assert!(!m(K::ToolCall, "a.**/**.b", "a/b"));
 }
+
+#[test]
+fn prefix_star_suffix_shape() {
+    assert!(m(K::FsRead, "/r/*.csv", "/r/a.csv"));
+    assert!(m(K::FsRead, "/r/*.csv", "/r/.csv"));
+    assert!(!m(K::FsRead, "/r/*.csv", "/r/a/b.csv"));
+    assert!(!m(K::FsRead, "/r/*.csv", "/r/a.csvx"));
+    assert!(!m(K::FsRead, "/r/*.csv", "/r/csv"));
+    assert!(m(K::FsRead, "/items/*/detail", "/items/42/detail"));
+    assert!(!m(K::FsRead, "/items/*/detail", "/items/4/2/detail"));
+    // prefix and suffix overlap in the target only when the star is empty
+    assert!(m(K::ToolCall, "ab*ba", "abba"));
+    assert!(!m(K::ToolCall, "ab*ba", "aba"));
+    // tool.call: `.` is a separator too
+    assert!(m(K::ToolCall, "web.*.x", "web.a.x"));
+    assert!(!m(K::ToolCall, "web.*.x", "web.a.b.x"));
+}
