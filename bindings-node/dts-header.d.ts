@@ -4,8 +4,8 @@
 
 /** A lease: capability name -> patterns, e.g. `{"fs.read": ["/data/**"], "cost.budget": ["USD:5"]}`. */
 export type Lease = Record<string, string[]>
-/** A lease as a plain object, or its JSON text (JSON text lets duplicate keys be rejected). */
-export type LeaseInput = Lease | string
+/** A lease as a plain object, its JSON text (JSON text lets duplicate keys be rejected), or a `CompiledLease` (converted once, the fastest to pass repeatedly). */
+export type LeaseInput = Lease | string | CompiledLease
 /** An exact decimal amount: a decimal string (`"2.50"`), a number (converted through its shortest decimal form, `0.3` is `"0.3"`) or a bigint. */
 export type AmountInput = string | number | bigint
 /** An instant: a `Date`, a strict RFC 3339 UTC string (`2026-01-01T00:00:00Z`) or epoch milliseconds. */

@@ -5,7 +5,7 @@
 /** A lease: capability name -> patterns, e.g. `{"fs.read": ["/data/**"], "cost.budget": ["USD:5"]}`. */
 export type Lease = Record<string, string[]>
 /** A lease as a plain object, or its JSON text (JSON text lets duplicate keys be rejected). */
-export type LeaseInput = Lease | string
+export type LeaseInput = Lease | string | CompiledLease
 /** An exact decimal amount: a decimal string (`"2.50"`), a number (converted through its shortest decimal form, `0.3` is `"0.3"`) or a bigint. */
 export type AmountInput = string | number | bigint
 /** An instant: a `Date`, a strict RFC 3339 UTC string (`2026-01-01T00:00:00Z`) or epoch milliseconds. */
@@ -130,6 +130,22 @@ export interface AgentfileReport {
  * can point the loader at a WASI artifact this package does not build itself.
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
+
+/**
+ * A lease validated and compiled once (from a plain object or JSON text). Pass it anywhere
+ * a lease is accepted; `toJSON()` gives the stored (canonical) plain object.
+ */
+export declare class CompiledLease {
+  /**
+   * Validates and compiles `lease` (a plain object, or JSON text whose duplicate keys are
+   * rejected). Throws `InvalidRequestError` for an invalid lease.
+   */
+  constructor(lease: LeaseInput)
+  /** The lease in stored (canonical) form, as a plain object (`JSON.stringify` uses it). */
+  toJSON(): Lease
+  /** The canonical JSON text. */
+  toString(): string
+}
 
 /**
  * Enforces one lease at run time: `authorize` checks expiry, budget and patterns (in

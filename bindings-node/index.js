@@ -118,15 +118,30 @@ function wrap(fn) {
   return wrapped
 }
 
-// LeaseGuard: wrap the prototype methods in place (so instances made by `delegate`
-// are covered too) and the constructor through a Proxy (so `instanceof` still works).
-const NativeLeaseGuard = native.LeaseGuard
-for (const name of Object.getOwnPropertyNames(NativeLeaseGuard.prototype)) {
-  const desc = Object.getOwnPropertyDescriptor(NativeLeaseGuard.prototype, name)
-  if (name !== 'constructor' && typeof desc.value === 'function') {
-    Object.defineProperty(NativeLeaseGuard.prototype, name, { ...desc, value: wrap(desc.value) })
+// Classes: wrap the prototype methods in place (so instances made natively, e.g. by
+// `delegate`, are covered too) and the constructor through a Proxy (so `instanceof` works).
+function wrapClass(NativeClass) {
+  for (const name of Object.getOwnPropertyNames(NativeClass.prototype)) {
+    const desc = Object.getOwnPropertyDescriptor(NativeClass.prototype, name)
+    if (name !== 'constructor' && typeof desc.value === 'function') {
+      Object.defineProperty(NativeClass.prototype, name, { ...desc, value: wrap(desc.value) })
+    }
   }
+  const Wrapped = new Proxy(NativeClass, {
+    construct: function construct(target, args, newTarget) {
+      try {
+        return Reflect.construct(target, args, newTarget === Wrapped ? target : newTarget)
+      } catch (err) {
+        throw rethrow(err, construct)
+      }
+    },
+  })
+  return Wrapped
 }
+
+const NativeLeaseGuard = native.LeaseGuard
+const LeaseGuard = wrapClass(NativeLeaseGuard)
+const CompiledLease = wrapClass(native.CompiledLease)
 // The hot path: authorize/authorizeModel go through plain Node-API callbacks (src/fast.rs)
 // with a per-guard handle, fetched once and kept under a symbol; napi-rs's generic method
 // call costs several times the check itself. Same core call, same errors.
@@ -162,26 +177,18 @@ function handleOf(guard) {
   return handle
 }
 
-const LeaseGuard = new Proxy(NativeLeaseGuard, {
-  construct: function construct(target, args, newTarget) {
-    try {
-      return Reflect.construct(target, args, newTarget === LeaseGuard ? target : newTarget)
-    } catch (err) {
-      throw rethrow(err, construct)
-    }
-  },
-})
-
 const api = {}
 for (const [name, value] of Object.entries(native)) {
-  // `__authorize*` are the internal fast path (wrapped in LeaseGuard above), not API.
-  if (name === 'LeaseGuard' || (typeof value === 'function' && name.startsWith('__'))) continue
+  if (name === 'LeaseGuard' || name === 'CompiledLease') continue // wrapped above
+  // `__authorize*` are the internal fast path (used by LeaseGuard above), not API.
+  if (typeof value === 'function' && name.startsWith('__')) continue
   api[name] = typeof value === 'function' ? wrap(value) : value
 }
 
 module.exports = {
   ...api,
   LeaseGuard,
+  CompiledLease,
   LeaseError,
   errorClasses,
   ...Object.fromEntries(Object.values(errorClasses).map((cls) => [cls.name, cls])),

@@ -32,6 +32,7 @@ export const {
   checkAgentfile,
   // guard
   LeaseGuard,
+  CompiledLease,
   // errors
   errorCodes,
   // which native artifact the napi-rs loader loaded ('native')

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.CompiledLease = nativeBinding.CompiledLease
 module.exports.LeaseGuard = nativeBinding.LeaseGuard
 module.exports.assertLeaseSubset = nativeBinding.assertLeaseSubset
 module.exports.canonicalizeTarget = nativeBinding.canonicalizeTarget

@@ -4,7 +4,8 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::boundary::{Result, run};
-use crate::convert::{AmountInput, amount_from_js, decimal_map_to_js, lease_from_js};
+use crate::compiled::{LeaseArg, lease_arg};
+use crate::convert::{AmountInput, amount_from_js, decimal_map_to_js};
 
 /// A parsed `cost.budget` entry.
 #[napi(object)]
@@ -46,6 +47,6 @@ pub fn sum_budget_entries(entries: Vec<String>) -> Result<Value> {
     ts_args_type = "lease: LeaseInput",
     ts_return_type = "Record<string, string>"
 )]
-pub fn initial_budget_from_lease(lease: Value) -> Result<Value> {
-    run(|| lease_from_js(&lease).map(|l| decimal_map_to_js(&leasekit::initial_budget(&l))))
+pub fn initial_budget_from_lease(lease: LeaseArg<'_>) -> Result<Value> {
+    run(|| lease_arg(&lease).map(|l| decimal_map_to_js(&leasekit::initial_budget(&l))))
 }

@@ -13,9 +13,10 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::boundary::{Result, run, to_js_error};
+use crate::compiled::{LeaseArg, lease_arg};
 use crate::convert::{
     AmountInput, JsMetric, amount_from_js, bad_input, bigint_text, constraints_from_js,
-    decimal_map_to_js, lease_from_js, metrics_to_js, time_from_js,
+    decimal_map_to_js, metrics_to_js, time_from_js,
 };
 use crate::expiry::is_nullish;
 use crate::fast::{FastGuard, create_handle};
@@ -117,12 +118,12 @@ impl LeaseGuard {
     )]
     pub fn new(
         env: Env,
-        lease: Value,
+        lease: LeaseArg<'_>,
         constraints: Option<Unknown>,
         options: Option<Object>,
     ) -> Result<Self> {
         run(|| {
-            let lease = lease_from_js(&lease)?;
+            let lease = lease_arg(&lease)?;
             let constraints = constraints_from_js(constraints.as_ref())?;
             let settings = settings_from_js(options.as_ref())?;
             let clock: Arc<dyn Clock> = match &settings.clock {
@@ -231,12 +232,12 @@ impl LeaseGuard {
     pub fn delegate(
         &self,
         env: Env,
-        child: Value,
+        child: LeaseArg<'_>,
         constraints: Option<Unknown>,
     ) -> Result<LeaseGuard> {
         run(|| {
             self.tick(&env)?;
-            let child = lease_from_js(&child)?;
+            let child = lease_arg(&child)?;
             let constraints = constraints_from_js(constraints.as_ref())?;
             Ok(LeaseGuard {
                 inner: self.inner.delegate(child, constraints)?,

@@ -6,38 +6,42 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::boundary::{Result, run};
-use crate::convert::{
-    bad_input, constraints_from_js, constraints_to_js, decimal_map_from_js, lease_from_js,
-};
+use crate::compiled::{LeaseArg, lease_arg};
+use crate::convert::{bad_input, constraints_from_js, constraints_to_js, decimal_map_from_js};
 
 /// Checks that `lease` has the ARCP lease shape (SEMANTICS section 2).
 /// Throws `InvalidRequestError` otherwise.
 #[napi(ts_args_type = "lease: LeaseInput")]
-pub fn validate_lease_shape(lease: Value) -> Result<()> {
+pub fn validate_lease_shape(lease: LeaseArg<'_>) -> Result<()> {
     run(|| match &lease {
-        Value::String(text) => Lease::from_json(text).map(|_| ()),
-        other => leasekit::validate_lease_shape(other),
+        LeaseArg::Compiled(_) => Ok(()), // validated when compiled
+        LeaseArg::Plain(Value::String(text)) => Lease::from_json(text).map(|_| ()),
+        LeaseArg::Plain(other) => leasekit::validate_lease_shape(other),
     })
 }
 
 /// Validates `lease` and returns it in stored (canonical) form as a plain object.
 /// A string argument is parsed as JSON text (duplicate keys are rejected).
 #[napi(ts_args_type = "lease: LeaseInput", ts_return_type = "Lease")]
-pub fn normalize_lease(lease: Value) -> Result<Value> {
-    run(|| lease_from_js(&lease).map(|l| l.to_value()))
+pub fn normalize_lease(lease: LeaseArg<'_>) -> Result<Value> {
+    run(|| lease_arg(&lease).map(|l| l.to_value()))
 }
 
 /// Validates `lease` and returns its canonical JSON text.
 #[napi(ts_args_type = "lease: LeaseInput")]
-pub fn lease_to_json(lease: Value) -> Result<String> {
-    run(|| lease_from_js(&lease).map(|l| l.to_json()))
+pub fn lease_to_json(lease: LeaseArg<'_>) -> Result<String> {
+    run(|| lease_arg(&lease).map(|l| l.to_json()))
 }
 
 /// Whether `child` is a subset of `parent` (SEMANTICS section 9). Invalid input throws.
 #[napi(
     ts_args_type = "child: LeaseInput, parent: LeaseInput, options?: SubsetOptions | undefined | null"
 )]
-pub fn is_lease_subset(child: Value, parent: Value, options: Option<Object>) -> Result<bool> {
+pub fn is_lease_subset(
+    child: LeaseArg<'_>,
+    parent: LeaseArg<'_>,
+    options: Option<Object>,
+) -> Result<bool> {
     run(|| {
         with_subset_inputs(&child, &parent, options.as_ref(), |c, p, o| {
             Ok(leasekit::is_lease_subset(c, p, o))
@@ -50,7 +54,11 @@ pub fn is_lease_subset(child: Value, parent: Value, options: Option<Object>) -> 
 #[napi(
     ts_args_type = "child: LeaseInput, parent: LeaseInput, options?: SubsetOptions | undefined | null"
 )]
-pub fn assert_lease_subset(child: Value, parent: Value, options: Option<Object>) -> Result<()> {
+pub fn assert_lease_subset(
+    child: LeaseArg<'_>,
+    parent: LeaseArg<'_>,
+    options: Option<Object>,
+) -> Result<()> {
     run(|| {
         with_subset_inputs(
             &child,
@@ -63,13 +71,13 @@ pub fn assert_lease_subset(child: Value, parent: Value, options: Option<Object>)
 
 /// Converts the subset inputs and hands them to `f`.
 fn with_subset_inputs<T>(
-    child: &Value,
-    parent: &Value,
+    child: &LeaseArg<'_>,
+    parent: &LeaseArg<'_>,
     options: Option<&Object>,
     f: impl FnOnce(&Lease, &Lease, &SubsetOptions) -> leasekit::Result<T>,
 ) -> leasekit::Result<T> {
-    let child = lease_from_js(child)?;
-    let parent = lease_from_js(parent)?;
+    let child = lease_arg(child)?;
+    let parent = lease_arg(parent)?;
     let mut remaining = None;
     let mut child_constraints = None;
     let mut parent_constraints = None;
@@ -116,10 +124,9 @@ fn with_subset_inputs<T>(
     ts_args_type = "requested: LeaseInput, ceiling: LeaseInput",
     ts_return_type = "Narrowed"
 )]
-pub fn narrow_lease(requested: Value, ceiling: Value) -> Result<Value> {
+pub fn narrow_lease(requested: LeaseArg<'_>, ceiling: LeaseArg<'_>) -> Result<Value> {
     run(|| {
-        let narrowed =
-            leasekit::narrow_lease(&lease_from_js(&requested)?, &lease_from_js(&ceiling)?)?;
+        let narrowed = leasekit::narrow_lease(&lease_arg(&requested)?, &lease_arg(&ceiling)?)?;
         let reductions = serde_json::to_value(&narrowed.reductions)
             .map_err(|e| Error::new(leasekit::ErrorCode::InternalError, e.to_string()))?;
         Ok(serde_json::json!({ "lease": narrowed.lease.to_value(), "reductions": reductions }))

@@ -8,6 +8,7 @@
 pub mod agentfile;
 pub mod boundary;
 pub mod budget;
+pub mod compiled;
 pub mod convert;
 pub mod errors;
 pub mod expiry;
