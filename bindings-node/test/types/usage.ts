@@ -1,7 +1,7 @@
 // Type-checked (never run) by test/types.test.mjs: the checked-in index.d.ts must accept
 // the documented uses and reject the wrong ones (each @ts-expect-error must be an error).
 import {
-  LeaseGuard, LeaseError, PermissionDeniedError, LeaseSubsetViolationError, errorClasses,
+  LeaseGuard, CompiledLease, LeaseError, PermissionDeniedError, LeaseSubsetViolationError, errorClasses,
   matchGlob, canonicalizeTarget, isLeaseSubset, assertLeaseSubset, validateLeaseShape,
   validateLeaseConstraints, initialBudgetFromLease, parseBudgetAmount, parseAmount,
   isReservedCapabilityName, isValidCapabilityName, narrowLease, checkAgentfile,
@@ -13,6 +13,10 @@ const ok: boolean = matchGlob('fs.read', '/data/**', '/data/x')
 const canonical: string = canonicalizeTarget('net.fetch', 'https://api.example.com')
 const subset: boolean = isLeaseSubset(lease, lease, { parentRemaining: { USD: '5' }, childConstraints: { expires_at: new Date() } })
 assertLeaseSubset(lease, '{"fs.read": ["/data/**"]}')
+const compiled = new CompiledLease(lease)
+const compiledSubset: boolean = isLeaseSubset(compiled, new CompiledLease('{"fs.read": ["/**"]}'))
+const compiledRecord: Lease = compiled.toJSON()
+new LeaseGuard(compiled).delegate(new CompiledLease(compiledRecord))
 validateLeaseShape(lease)
 validateLeaseConstraints({ expires_at: '2030-01-01T00:00:00Z' }, Date.now())
 const budget: Record<string, string> = initialBudgetFromLease(lease)
@@ -54,4 +58,4 @@ new LeaseGuard(lease, null, { clock: () => true })
 // @ts-expect-error not an ARCP code
 const wrong: ErrorCode = 'NOT_A_CODE'
 
-void [ok, canonical, subset, budget, amount, normalized, names, narrowed, report, target, emitted, remaining, expires, cls, isViolation, wrong]
+void [ok, canonical, subset, compiledSubset, budget, amount, normalized, names, narrowed, report, target, emitted, remaining, expires, cls, isViolation, wrong]
