@@ -14,7 +14,7 @@ use jni::EnvUnowned;
 use jni::jni_mangle;
 use jni::objects::{JClass, JString};
 use jni::sys::jstring;
-use leasekit::{Clock, GuardOptions, LeaseGuard, SystemClock, parse_amount};
+use leasekit::{Clock, GuardOptions, LeaseGuard, RESERVED_CAPABILITIES, SystemClock, parse_amount};
 
 use crate::clock::{CallerClock, with_optional_now};
 use crate::convert::{
@@ -71,10 +71,24 @@ pub fn guard_new<'local>(
     })
 }
 
-/// `Native.guardAuthorize(handle, epochSecond, nano, capability, capabilityLength, target,
-/// targetLength)`: `null` when `target` is already canonical (Java then returns the caller's own
-/// string), else the canonical target; or the exception of the first failed check. The lengths
-/// are the strings' `length()`.
+/// `Native.reservedCapabilities()`: the reserved capability names, one per line, in the order
+/// of [`RESERVED_CAPABILITIES`]: a name's index is its `capabilityCode` in `guardAuthorize`.
+#[jni_mangle("dev.leasekit.Native")]
+pub fn reserved_capabilities<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> JString<'local> {
+    run(env, |env| {
+        new_string(env, &RESERVED_CAPABILITIES.join("\n"))
+    })
+}
+
+/// `Native.guardAuthorize(handle, epochSecond, nano, capability, capabilityCode,
+/// capabilityLength, target, targetLength)`: `null` when `target` is already canonical (Java
+/// then returns the caller's own string), else the canonical target; or the exception of the
+/// first failed check. The lengths are the strings' `length()`. A `capabilityCode` `>= 0` says
+/// that `capability` equals `RESERVED_CAPABILITIES[capabilityCode]`, which is then used
+/// without reading the Java string (one JNI call less); `-1` means "read `capability`".
 #[jni_mangle("dev.leasekit.Native")]
 #[allow(clippy::too_many_arguments)]
 pub fn guard_authorize<'local>(
@@ -84,6 +98,7 @@ pub fn guard_authorize<'local>(
     epoch_second: i64,
     nano: i32,
     capability: JString<'local>,
+    capability_code: i32,
     capability_length: i32,
     target: JString<'local>,
     target_length: i32,
@@ -92,19 +107,27 @@ pub fn guard_authorize<'local>(
         let guard = guard(handle)?;
         let now = optional_timestamp(epoch_second, nano)?;
         let (mut cap_buf, mut target_buf) = (TextBuf::new(), TextBuf::new());
-        // SAFETY: `env` is this call's JNIEnv, the strings its arguments with these lengths.
-        let capability = unsafe {
-            text::read(
-                env,
-                &capability,
-                capability_length,
-                "capability",
-                &mut cap_buf,
-            )?
+        let capability = if capability_code == -1 {
+            // SAFETY: `env` is this call's JNIEnv, `capability` its argument of this length.
+            unsafe {
+                text::read(
+                    env,
+                    &capability,
+                    capability_length,
+                    "capability",
+                    &mut cap_buf,
+                )?
+            }
+            .text
+        } else {
+            usize::try_from(capability_code)
+                .ok()
+                .and_then(|i| RESERVED_CAPABILITIES.get(i))
+                .ok_or_else(|| invalid(format!("unknown capability code {capability_code}")))?
         };
+        // SAFETY: as above, for `target`.
         let target = unsafe { text::read(env, &target, target_length, "target", &mut target_buf)? };
-        let canonical =
-            with_optional_now(now, || guard.authorize_cow(capability.text, target.text))?;
+        let canonical = with_optional_now(now, || guard.authorize_cow(capability, target.text))?;
         // SAFETY: as above; no exception is pending after the reads.
         unsafe { canonical_result(env, &target, canonical) }
     })

@@ -121,6 +121,7 @@ public final class LeaseGuard implements AutoCloseable {
                     epochSecond(now),
                     nano(now),
                     capability,
+                    ReservedCapabilities.code(capability),
                     capability.length(),
                     target,
                     target.length()));

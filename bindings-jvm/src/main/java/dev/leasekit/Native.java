@@ -58,15 +58,21 @@ final class Native {
   // The guard calls below take the caller's instant as (epochSecond, nano); nano -1 passes none
   // (only for a guard created with systemClock, which reads the clock itself).
 
+  /** The reserved capability names, one per line; a name's index is its capabilityCode. */
+  static native String reservedCapabilities();
+
   /**
    * The canonical target, or {@code null} when {@code target} itself is canonical. Each length is
-   * the {@code length()} of the string before it (saves the native side a JNI call per string).
+   * the {@code length()} of its string (saves the native side a JNI call per string); a {@code
+   * capabilityCode} of 0 or more says {@code capability} is that reserved name (see {@link
+   * #reservedCapabilities}), which the native side then need not read; -1 means "read it".
    */
   static native String guardAuthorize(
       long handle,
       long epochSecond,
       int nano,
       String capability,
+      int capabilityCode,
       int capabilityLength,
       String target,
       int targetLength);

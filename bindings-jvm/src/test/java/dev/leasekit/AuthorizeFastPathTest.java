@@ -32,6 +32,7 @@ class AuthorizeFastPathTest {
         .allow("net.fetch", "https://api.example.com/**")
         .allow("tool.call", "*")
         .allow("model.use", "claude-*", "m*")
+        .allow("x-vendor.acme.run", "job:*")
         .build();
   }
 
@@ -48,6 +49,7 @@ class AuthorizeFastPathTest {
             {"fs.read", "/data/x/report.csv"},
             {"net.fetch", "https://api.example.com/v1/data"},
             {"tool.call", "search:web"},
+            {"x-vendor.acme.run", "job:nightly"},
             {"fs.read", "/data/caf\u00e9/\u65e5\u672c/\uD83D\uDE00.txt"},
             {"fs.read", "/data/" + "a".repeat(300)},
             {"fs.read", "/data/" + "\u00e9".repeat(300)},
@@ -89,6 +91,10 @@ class AuthorizeFastPathTest {
       assertThrows(InvalidRequestException.class, () -> guard.authorize("fs.read", ""));
       assertThrows(InvalidRequestException.class, () -> guard.authorize("fs.read", "/data/\u0000"));
       assertThrows(InvalidRequestException.class, () -> guard.authorize("acme.foo", "x"));
+      assertThrows(
+          PermissionDeniedException.class, () -> guard.authorize("x-vendor.acme.run", "x"));
+      assertThrows(
+          PermissionDeniedException.class, () -> guard.authorize("x-vendor.acme.other", "job:x"));
       assertThrows(InvalidRequestException.class, () -> guard.authorize("", "x"));
       assertThrows(PermissionDeniedException.class, () -> guard.authorizeModel("gpt-4"));
       assertThrows(NullPointerException.class, () -> guard.authorize("fs.read", null));

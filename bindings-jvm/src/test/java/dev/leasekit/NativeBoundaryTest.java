@@ -48,7 +48,7 @@ class NativeBoundaryTest {
 
     assertThrows(
         InvalidRequestException.class,
-        () -> Native.guardAuthorize(0, 0, -1, "fs.read", 7, "/x", 2));
+        () -> Native.guardAuthorize(0, 0, -1, "fs.read", -1, 7, "/x", 2));
     assertThrows(InvalidRequestException.class, () -> Native.guardAuthorizeModel(0, 0, -1, "m", 1));
     Lease lease =
         Lease.builder()
@@ -63,28 +63,50 @@ class NativeBoundaryTest {
       InvalidRequestException nul =
           assertThrows(
               InvalidRequestException.class,
-              () -> Native.guardAuthorize(systemClock, 0, -1, null, 0, "/x", 2));
+              () -> Native.guardAuthorize(systemClock, 0, -1, null, -1, 0, "/x", 2));
       assertTrue(nul.getMessage().contains("capability must not be null"), nul.getMessage());
       assertThrows(
           InvalidRequestException.class,
-          () -> Native.guardAuthorize(systemClock, 0, -1, "fs.read", 7, null, 0));
+          () -> Native.guardAuthorize(systemClock, 0, -1, "fs.read", -1, 7, null, 0));
       assertThrows(
           InvalidRequestException.class,
           () -> Native.guardAuthorizeModel(systemClock, 0, -1, null, 0));
       assertThrows(
           InvalidRequestException.class,
-          () -> Native.guardAuthorize(systemClock, 0, 1_000_000_000, "fs.read", 7, "/x", 2));
-      assertNull(Native.guardAuthorize(systemClock, 0, -1, "fs.read", 7, "/x", 2));
-      assertEquals("/x", Native.guardAuthorize(systemClock, 0, -1, "fs.read", 7, "/x/", 3));
-      assertNull(Native.guardAuthorize(callerClock, 0, 0, "fs.read", 7, "/x", 2));
+          () -> Native.guardAuthorize(systemClock, 0, 1_000_000_000, "fs.read", -1, 7, "/x", 2));
+      assertNull(Native.guardAuthorize(systemClock, 0, -1, "fs.read", -1, 7, "/x", 2));
+      assertEquals("/x", Native.guardAuthorize(systemClock, 0, -1, "fs.read", -1, 7, "/x/", 3));
+      assertNull(Native.guardAuthorize(callerClock, 0, 0, "fs.read", -1, 7, "/x", 2));
+      // A reserved capability may come as its code (the native side then does not read it).
+      assertNull(Native.guardAuthorize(systemClock, 0, -1, "fs.read", 0, 7, "/x", 2));
+      assertThrows(
+          InvalidRequestException.class,
+          () -> Native.guardAuthorize(systemClock, 0, -1, "fs.read", 7, 7, "/x", 2));
+      assertThrows(
+          InvalidRequestException.class,
+          () -> Native.guardAuthorize(systemClock, 0, -1, "fs.read", -2, 7, "/x", 2));
       // A guard on the caller's clock given no instant fails closed (it never guesses the time).
       assertThrows(
           InternalErrorException.class,
-          () -> Native.guardAuthorize(callerClock, 0, -1, "fs.read", 7, "/x", 2));
+          () -> Native.guardAuthorize(callerClock, 0, -1, "fs.read", -1, 7, "/x", 2));
     } finally {
       Native.guardFree(systemClock);
       Native.guardFree(callerClock);
     }
+  }
+
+  @Test
+  void reservedCapabilityCodesAreTheCoresReservedNames() {
+    java.util.Map<String, Integer> codes = ReservedCapabilities.codes();
+    assertEquals(7, codes.size());
+    for (var e : codes.entrySet()) {
+      assertTrue(Capabilities.isReservedCapabilityName(e.getKey()), e.getKey());
+      assertEquals(e.getValue(), ReservedCapabilities.code(new String(e.getKey().toCharArray())));
+    }
+    assertEquals(0, ReservedCapabilities.code("fs.read"));
+    assertEquals(-1, ReservedCapabilities.code("x-acme.tool.run"));
+    assertEquals(-1, ReservedCapabilities.code("fs.read "));
+    assertEquals(-1, ReservedCapabilities.code("FS.READ"));
   }
 
   @Test
