@@ -10,6 +10,8 @@
 //!   fragment dropped, query kept verbatim.
 //! - everything else: verbatim.
 
+mod bytes;
+
 use crate::capability::CapabilityKind;
 use crate::error::{Error, Result};
 use std::borrow::Cow;
@@ -23,6 +25,11 @@ pub fn canonicalize_target(capability: &str, target: &str) -> Result<String> {
 pub(crate) fn canonicalize_for(kind: CapabilityKind, target: &str) -> Result<Cow<'_, str>> {
     if kind == CapabilityKind::NetFetch && is_canonical_url(target) {
         return Ok(Cow::Borrowed(target)); // checks control characters itself
+    }
+    if matches!(kind, CapabilityKind::FsRead | CapabilityKind::FsWrite)
+        && is_short_canonical_path(target.as_bytes())
+    {
+        return Ok(Cow::Borrowed(target));
     }
     if target.is_empty() {
         return Err(Error::invalid("empty target"));
@@ -76,24 +83,41 @@ fn canonical_path(t: &str) -> Result<Cow<'_, str>> {
 /// Whether an absolute path is already canonical: `/`, or segments that are neither empty
 /// (`//`, a trailing `/`) nor `.` nor `..`. One pass over the bytes, no allocation.
 fn is_canonical_path(b: &[u8]) -> bool {
-    if b.len() == 1 {
+    if b.len() <= 1 {
         return true;
     }
-    // Look only after each `/`: what follows must not be the end, `/`, `.` + end/`/`, or
-    // `..` + end/`/`.
-    let at = |i: usize| b.get(i).copied();
-    for (i, &c) in b.iter().enumerate() {
-        if c != b'/' {
-            continue;
-        }
-        match (at(i + 1), at(i + 2), at(i + 3)) {
-            (None | Some(b'/'), _, _)
-            | (Some(b'.'), None | Some(b'/'), _)
-            | (Some(b'.'), Some(b'.'), None | Some(b'/')) => return false,
-            _ => {}
-        }
+    // A branch-free scan (a per-byte branch on `/` mispredicts): `len` and `dots` describe the
+    // current segment; a segment that is empty or is `.`/`..` makes the path non-canonical.
+    let mut bad = false;
+    let mut len = 0usize;
+    let mut dots = true;
+    for &c in &b[1..] {
+        let slash = c == b'/';
+        bad |= slash & ((len == 0) | (dots & (len <= 2)));
+        len = if slash { 0 } else { len + 1 };
+        dots = slash | (dots & (c == b'.'));
     }
-    true
+    !(bad | (len == 0) | (dots & (len <= 2)))
+}
+
+/// Whether `b` is a short (2-63 bytes) absolute path that is already canonical and has no
+/// control character: the common case, answered from byte-class masks. `false` means "take
+/// the general path", not "invalid".
+fn is_short_canonical_path(b: &[u8]) -> bool {
+    let n = b.len();
+    if !(2..64).contains(&n) || b[0] != b'/' {
+        return false;
+    }
+    let Some(c) = bytes::classes(b) else {
+        return false;
+    };
+    // Read the path as if followed by `/`: canonical unless it holds `//`, `/./` or `/../`.
+    let slash = c.slash | (1 << n);
+    let dot = c.dot;
+    let bad = (slash & (slash >> 1))
+        | (slash & (dot >> 1) & (slash >> 2))
+        | (slash & (dot >> 1) & (dot >> 2) & (slash >> 3));
+    c.control == 0 && bad == 0
 }
 
 /// Splits `scheme://rest`, returning the lower-cased scheme and `rest`, if `t` has that form.
@@ -428,6 +452,41 @@ mod tests {
 
     fn c(cap: &str, t: &str) -> String {
         canonicalize_target(cap, t).unwrap()
+    }
+
+    #[test]
+    fn canonical_path_check_agrees_for_short_and_long_paths() {
+        // The bit-mask check (< 64 bytes) and the segment scan (longer) against the rule.
+        let segs = ["", ".", "..", "a", ".a", "..a", "...", "a.", "bc"];
+        let mut paths = vec![String::from("/")];
+        for a in segs {
+            for b in segs {
+                for c in segs {
+                    paths.push(format!("/{a}/{b}/{c}"));
+                    paths.push(format!("/{a}/{b}{c}"));
+                }
+            }
+        }
+        let long = "x".repeat(70);
+        for p in paths.clone() {
+            paths.push(format!("/{long}{p}"));
+            paths.push(format!("{p}/{long}"));
+        }
+        for p in &paths {
+            let rule = p == "/"
+                || p[1..]
+                    .split('/')
+                    .all(|s| !s.is_empty() && s != "." && s != "..");
+            assert_eq!(is_canonical_path(p.as_bytes()), rule, "{p}");
+            if p.len() >= 2 && p.len() < 64 {
+                assert_eq!(is_short_canonical_path(p.as_bytes()), rule, "{p}");
+                let ctl = format!("{p}\u{7f}");
+                assert!(
+                    ctl.len() >= 64 || !is_short_canonical_path(ctl.as_bytes()),
+                    "{p}"
+                );
+            }
+        }
     }
 
     #[test]
