@@ -4,7 +4,7 @@
 
 /** A lease: capability name -> patterns, e.g. `{"fs.read": ["/data/**"], "cost.budget": ["USD:5"]}`. */
 export type Lease = Record<string, string[]>
-/** A lease as a plain object, or its JSON text (JSON text lets duplicate keys be rejected). */
+/** A lease as a plain object, its JSON text (JSON text lets duplicate keys be rejected), or a `CompiledLease` (converted once, the fastest to pass repeatedly). */
 export type LeaseInput = Lease | string | CompiledLease
 /** An exact decimal amount: a decimal string (`"2.50"`), a number (converted through its shortest decimal form, `0.3` is `"0.3"`) or a bigint. */
 export type AmountInput = string | number | bigint
