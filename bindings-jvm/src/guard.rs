@@ -184,9 +184,7 @@ unsafe fn canonical_result(
 ) -> BindResult<RawString> {
     match canonical {
         Cow::Borrowed(c)
-            if given.exact
-                && c.len() == given.text.len()
-                && std::ptr::eq(c.as_ptr(), given.text.as_ptr()) =>
+            if c.len() == given.text.len() && std::ptr::eq(c.as_ptr(), given.text.as_ptr()) =>
         {
             Ok(RawString::default())
         }

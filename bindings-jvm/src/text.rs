@@ -6,23 +6,18 @@
 //! `GetStringRegion` (Java passes the length) into a stack buffer (a `Vec` for long strings)
 //! and decodes them here: all-ASCII text needs no decoding at all.
 //!
-//! Invalid UTF-16 (a lone surrogate) is rare and its handling is observable (the core sees the
-//! text lossily decoded, one U+FFFD per invalid byte of the modified UTF-8), so such a string
-//! falls back to exactly the old conversion and is marked not [`Text::exact`]: the caller must
-//! then never answer "the argument as given", since the text the core saw is not the Java
-//! string.
+//! Invalid UTF-16 (a lone surrogate) is refused with `INVALID_REQUEST`, as in the Python and
+//! Node bindings (docs/decisions.md): replacing it would make the core check a string other
+//! than the one the caller will use.
 //!
 //! [`new_string`] builds a `java.lang.String` from UTF-16 with `NewString` (no modified-UTF-8
 //! re-encoding, no NUL terminator).
 
 use std::mem::MaybeUninit;
-use std::panic::resume_unwind;
 
 use jni::objects::JString;
 use jni::sys::{self, jchar, jsize, jstring};
-use jni::{EnvUnowned, Outcome};
 
-use crate::convert::string_arg;
 use crate::error::{BindError, BindResult, invalid};
 
 /// The `JNIEnv` of the current native call.
@@ -63,17 +58,15 @@ impl Default for TextBuf {
     }
 }
 
-/// A decoded Java string argument.
+/// A decoded Java string argument: exactly the Java string's text.
 pub struct Text<'b> {
     /// The text the core is given.
     pub text: &'b str,
-    /// Whether `text` is exactly the Java string (false after the lossy fallback).
-    pub exact: bool,
 }
 
 /// Reads the Java string argument `value` of `len` UTF-16 units (Java's `String.length()` of
 /// that very string, passed alongside it); `null` is `INVALID_REQUEST` naming the argument, as
-/// in [`string_arg`].
+/// in `convert::string_arg`.
 ///
 /// # Safety
 ///
@@ -96,7 +89,7 @@ pub unsafe fn read<'b>(
         let mut units = vec![0u16; n];
         // SAFETY: 0..len is the whole string and fits `units`.
         unsafe { jni_fn!(env, GetStringRegion, raw, 0, len, units.as_mut_ptr()) };
-        return unsafe { decode(env, value, &units, what, buf) };
+        return decode(&units, what, buf);
     }
     let mut units = [MaybeUninit::<u16>::uninit(); STACK_UNITS];
     // Initialize what GetStringRegion will overwrite, so that a wrong `len` (which the JVM
@@ -130,56 +123,20 @@ pub unsafe fn read<'b>(
                 n,
             ))
         };
-        return Ok(Text { text, exact: true });
+        return Ok(Text { text });
     }
-    unsafe { decode(env, value, units, what, buf) }
+    decode(units, what, buf)
 }
 
-/// Decodes valid UTF-16 exactly; invalid UTF-16 takes the old conversion.
-///
-/// # Safety
-///
-/// As [`read`].
-unsafe fn decode<'b>(
-    env: RawEnv,
-    value: &JString<'_>,
-    units: &[u16],
-    what: &str,
-    buf: &'b mut TextBuf,
-) -> BindResult<Text<'b>> {
-    let exact = match String::from_utf16(units) {
-        Ok(s) => {
-            buf.owned = s;
-            true
-        }
-        Err(_) => {
-            buf.owned = unsafe { lossy(env, value, what)? };
-            false
-        }
-    };
-    Ok(Text {
-        text: &buf.owned,
-        exact,
-    })
-}
-
-/// The conversion of [`string_arg`] (`GetStringUTFChars`, lossy on invalid modified UTF-8),
-/// through a jni `Env`.
-///
-/// # Safety
-///
-/// As [`read`].
-unsafe fn lossy(env: RawEnv, value: &JString<'_>, what: &str) -> BindResult<String> {
-    // SAFETY: `env` is the valid JNIEnv of the current native call.
-    let mut unowned = unsafe { EnvUnowned::from_raw(env) };
-    match unowned
-        .with_env(|env| string_arg(env, value, what))
-        .into_outcome()
-    {
-        Outcome::Ok(s) => Ok(s),
-        Outcome::Err(e) => Err(e),
-        Outcome::Panic(payload) => resume_unwind(payload),
-    }
+/// Decodes valid UTF-16 exactly; a lone surrogate (invalid UTF-16) is `INVALID_REQUEST`:
+/// it has no UTF-8 form, and replacing it would authorize a string other than the caller's.
+fn decode<'b>(units: &[u16], what: &str, buf: &'b mut TextBuf) -> BindResult<Text<'b>> {
+    buf.owned = String::from_utf16(units).map_err(|_| {
+        invalid(format!(
+            "the {what} contains a lone surrogate (not valid Unicode)"
+        ))
+    })?;
+    Ok(Text { text: &buf.owned })
 }
 
 /// Makes a Java string (a new local reference) from UTF-8 text with `NewString`.

@@ -103,38 +103,30 @@ class AuthorizeFastPathTest {
   }
 
   /**
-   * A lone surrogate is not valid UTF-16. The binding has always converted such a string lossily
-   * (the JVM's modified UTF-8, decoded with one U+FFFD per invalid byte), so the core sees, and
-   * authorize returns, that replaced text: never the caller's string with the surrogate.
+   * A lone surrogate is not valid UTF-16 and has no UTF-8 form: authorize refuses it with
+   * InvalidRequestException (as the Python and Node bindings do), never authorizing a replaced
+   * string.
    */
   @Test
-  void aLoneSurrogateIsAuthorizedAndReturnedAsReplacementCharacters() {
-    String replaced = "\uFFFD\uFFFD\uFFFD";
+  void aLoneSurrogateIsAnInvalidRequest() {
     try (LeaseGuard guard = LeaseGuard.of(lease())) {
       for (String[] c :
           new String[][] {
-            {"fs.read", "/data/\uD800", "/data/" + replaced},
-            {"fs.read", "/data/a\uDC00b", "/data/a" + replaced + "b"},
-            {"fs.read", "/data/\uD800\uD800", "/data/" + replaced + replaced},
-            // One lone surrogate makes the whole string lossy, valid pairs included.
-            {"fs.read", "/data/\uD83D\uDE00\uD800", "/data/" + replaced + replaced + replaced},
-            {
-              "fs.read",
-              "/data/" + "a".repeat(300) + "\uD800",
-              "/data/" + "a".repeat(300) + replaced
-            },
-            {"tool.call", "x\uD800", "x" + replaced},
-            {"net.fetch", "https://api.example.com/\uD800", "https://api.example.com/" + replaced},
+            {"fs.read", "/data/\uD800"},
+            {"fs.read", "/data/a\uDC00b"},
+            {"fs.read", "/data/\uD83D\uDE00\uD800"},
+            {"fs.read", "/data/" + "a".repeat(300) + "\uD800"},
+            {"tool.call", "x\uD800"},
+            {"net.fetch", "https://api.example.com/\uD800"},
+            {"fs.re\uD800", "/data/x"},
           }) {
-        String result = guard.authorize(c[0], c[1]);
-        assertEquals(c[2], result, c[1]);
-        assertFalse(result.equals(c[1]));
+        InvalidRequestException e =
+            assertThrows(InvalidRequestException.class, () -> guard.authorize(c[0], c[1]), c[1]);
+        assertTrue(e.getMessage().contains("lone surrogate"), e.getMessage());
       }
-      assertEquals("m" + replaced, guard.authorizeModel("m\uD800"));
-      assertThrows(PermissionDeniedException.class, () -> guard.authorize("fs.read", "/\uD800"));
-      InvalidRequestException e =
-          assertThrows(InvalidRequestException.class, () -> guard.authorize("fs.re\uD800", "/x"));
-      assertTrue(e.getMessage().contains("fs.re" + replaced), e.getMessage());
+      assertThrows(InvalidRequestException.class, () -> guard.authorizeModel("m\uD800"));
+      // a valid pair is text like any other
+      assertEquals("/data/\uD83D\uDE00", guard.authorize("fs.read", "/data/\uD83D\uDE00"));
     }
   }
 
