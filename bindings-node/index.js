@@ -142,17 +142,17 @@ function wrapClass(NativeClass) {
 const NativeLeaseGuard = native.LeaseGuard
 const LeaseGuard = wrapClass(NativeLeaseGuard)
 const CompiledLease = wrapClass(native.CompiledLease)
-// The hot path: authorize/authorizeModel go through plain Node-API callbacks (src/fast.rs)
-// with a per-guard handle, fetched once and kept under a symbol; napi-rs's generic method
-// call costs several times the check itself. Same core call, same errors.
-const HANDLE = Symbol('leasekit.guardHandle')
-const { __authorize: fastAuthorize, __authorizeModel: fastAuthorizeModel } = native
-const fastHandle = NativeLeaseGuard.prototype.__fastHandle
+// The hot path: authorize/authorizeModel call the guard's own plain Node-API function
+// (src/fast.rs), fetched once and kept under a symbol; napi-rs's generic method call costs
+// several times the check itself. Same core call, same errors.
+const AUTHORIZER = Symbol('leasekit.authorizer')
+const fastAuthorizer = NativeLeaseGuard.prototype.__fastAuthorizer
+delete NativeLeaseGuard.prototype.__fastAuthorizer
 Object.defineProperty(NativeLeaseGuard.prototype, 'authorize', {
   ...Object.getOwnPropertyDescriptor(NativeLeaseGuard.prototype, 'authorize'),
   value: function authorize(capability, target) {
     try {
-      return fastAuthorize(this[HANDLE] ?? handleOf(this), capability, target)
+      return (this[AUTHORIZER] ?? authorizerOf(this))(capability, target)
     } catch (err) {
       throw rethrow(err, authorize)
     }
@@ -162,26 +162,24 @@ Object.defineProperty(NativeLeaseGuard.prototype, 'authorizeModel', {
   ...Object.getOwnPropertyDescriptor(NativeLeaseGuard.prototype, 'authorizeModel'),
   value: function authorizeModel(modelId) {
     try {
-      return fastAuthorizeModel(this[HANDLE] ?? handleOf(this), modelId)
+      // The core's authorize_model is authorize("model.use", id).
+      return (this[AUTHORIZER] ?? authorizerOf(this))('model.use', modelId)
     } catch (err) {
       throw rethrow(err, authorizeModel)
     }
   },
 })
-delete NativeLeaseGuard.prototype.__fastHandle
 
-/** The fast-path handle of `guard` (created on first use; throws for a non-guard). */
-function handleOf(guard) {
-  const handle = fastHandle.call(guard)
-  Object.defineProperty(guard, HANDLE, { value: handle })
-  return handle
+/** The fast-path function of `guard` (created on first use; throws for a non-guard). */
+function authorizerOf(guard) {
+  const authorizer = fastAuthorizer.call(guard)
+  Object.defineProperty(guard, AUTHORIZER, { value: authorizer })
+  return authorizer
 }
 
 const api = {}
 for (const [name, value] of Object.entries(native)) {
   if (name === 'LeaseGuard' || name === 'CompiledLease') continue // wrapped above
-  // `__authorize*` are the internal fast path (used by LeaseGuard above), not API.
-  if (typeof value === 'function' && name.startsWith('__')) continue
   api[name] = typeof value === 'function' ? wrap(value) : value
 }
 

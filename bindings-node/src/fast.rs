@@ -8,12 +8,12 @@
 //! caller's own string when core borrowed it (a new string only when canonicalization
 //! changed it). A lone surrogate is refused (`INVALID_REQUEST`), never replaced.
 //!
-//! The guard reaches them as a *handle*: an external value owning a clone of the core guard
-//! (and of the JavaScript clock), tagged with [`HANDLE_TAG`] so a foreign external is refused.
-//! `index.js` asks each guard for its handle once (`__fastHandle`) and keeps it under a
-//! symbol. Errors are thrown exactly as `boundary::run` throws them (`code` = ARCP code,
-//! message = the core error's JSON), and panics are caught, so `index.js` converts both the
-//! same way.
+//! Each guard gets its own native function (`__fastAuthorizer`, fetched once by `index.js` and
+//! kept under a symbol) whose Node-API `data` pointer owns a clone of the core guard and of
+//! its JavaScript clock, released by the function's finalizer. So a call needs no handle
+//! argument and no type check: the data comes with the function, and nothing outside this
+//! file can make such a function. Errors are thrown as a plain `{code, message}` (see
+//! [`throw`]) that `index.js` converts like every other native error, and panics are caught.
 
 use std::borrow::Cow;
 use std::ffi::{CStr, CString, c_char, c_void};
@@ -27,13 +27,8 @@ use napi::sys::{self, Status, napi_callback_info, napi_env, napi_value};
 
 use crate::guard::JsClock;
 
-/// Tags handle externals (a random 128-bit value, fixed for this library).
-const HANDLE_TAG: sys::napi_type_tag = sys::napi_type_tag {
-    lower: 0x6c65_6173_656b_6974, // "leasekit"
-    upper: 0x8f3a_52c1_d0e7_4b96,
-};
-
-/// What a handle owns: the core guard (shared with its `LeaseGuard` object) and its clock.
+/// What an authorizer function owns: the core guard (shared with its `LeaseGuard` object)
+/// and its clock.
 pub(crate) struct FastGuard {
     pub(crate) guard: leasekit::LeaseGuard,
     pub(crate) clock: Option<Arc<JsClock>>,
@@ -63,87 +58,73 @@ fn bad_argument(what: &str, expected: &str) -> Thrown {
     }
 }
 
-/// Creates the handle external for `fast` (called by `LeaseGuard.__fastHandle`).
-pub(crate) fn create_handle(env: napi_env, fast: FastGuard) -> napi::Result<napi_value> {
+/// Creates the authorizer function of `fast` (called by `LeaseGuard.__fastAuthorizer`):
+/// `authorizer(capability, target)`.
+pub(crate) fn create_authorizer(env: napi_env, fast: FastGuard) -> napi::Result<napi_value> {
     unsafe extern "C" fn finalize(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {
         // SAFETY: `data` is the Box leaked below, finalized exactly once by Node.
         drop(unsafe { Box::from_raw(data.cast::<FastGuard>()) });
     }
     let data = Box::into_raw(Box::new(fast)).cast::<c_void>();
-    let mut out = ptr::null_mut();
-    // SAFETY: plain Node-API calls on the current env; on failure the box is reclaimed.
+    let mut f = ptr::null_mut();
+    // SAFETY: plain Node-API calls on the current env; the box is reclaimed if the function
+    // cannot take ownership of it.
     unsafe {
-        if sys::napi_create_external(env, data, Some(finalize), ptr::null_mut(), &mut out)
-            != Status::napi_ok
+        let made = sys::napi_create_function(
+            env,
+            c"authorize".as_ptr(),
+            -1,
+            Some(authorize),
+            data,
+            &mut f,
+        ) == Status::napi_ok;
+        if !made
+            || sys::napi_add_finalizer(
+                env,
+                f,
+                data,
+                Some(finalize),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            ) != Status::napi_ok
         {
             drop(Box::from_raw(data.cast::<FastGuard>()));
-            return Err(napi::Error::from_reason("cannot create the guard handle"));
-        }
-        if sys::napi_type_tag_object(env, out, &HANDLE_TAG) != Status::napi_ok {
-            return Err(napi::Error::from_reason("cannot tag the guard handle"));
+            return Err(napi::Error::from_reason("cannot create the authorizer"));
         }
     }
-    Ok(out)
+    Ok(f)
 }
 
-/// Installs `__authorize` and `__authorizeModel` on the module's exports.
-pub(crate) fn install(env: napi_env, exports: napi_value) -> napi::Result<()> {
-    let functions: [(&CStr, sys::napi_callback); 2] = [
-        (c"__authorize", Some(authorize)),
-        (c"__authorizeModel", Some(authorize_model)),
-    ];
-    for (name, cb) in functions {
-        let mut f = ptr::null_mut();
-        // SAFETY: plain Node-API calls with a NUL-terminated name.
-        let ok = unsafe {
-            sys::napi_create_function(env, name.as_ptr(), -1, cb, ptr::null_mut(), &mut f)
-                == Status::napi_ok
-                && sys::napi_set_named_property(env, exports, name.as_ptr(), f) == Status::napi_ok
-        };
-        if !ok {
-            return Err(napi::Error::from_reason("cannot install the fast path"));
-        }
-    }
-    Ok(())
-}
-
-/// `__authorize(handle, capability, target)`.
+/// `authorizer(capability, target)`: the canonical target, or the caller's own `target`.
 unsafe extern "C" fn authorize(env: napi_env, info: napi_callback_info) -> napi_value {
-    // SAFETY: called by Node with a valid env and callback info.
-    unsafe { call(env, info, 3) }
-}
-
-/// `__authorizeModel(handle, modelId)`.
-unsafe extern "C" fn authorize_model(env: napi_env, info: napi_callback_info) -> napi_value {
-    // SAFETY: as above.
-    unsafe { call(env, info, 2) }
-}
-
-/// Shared body: `argc` 3 = (handle, capability, target), 2 = (handle, model id).
-unsafe fn call(env: napi_env, info: napi_callback_info, argc: usize) -> napi_value {
-    let mut argv = [ptr::null_mut(); 3];
-    let mut got = argc;
-    // SAFETY: argv has room for `argc` values; missing arguments are filled with undefined.
-    if unsafe {
+    let mut argv = [ptr::null_mut(); 2];
+    let mut argc = 2;
+    let mut data = ptr::null_mut();
+    // SAFETY: called by Node with a valid env and callback info; argv has room for two values
+    // (missing arguments read as undefined).
+    let status = unsafe {
         sys::napi_get_cb_info(
             env,
             info,
-            &mut got,
+            &mut argc,
             argv.as_mut_ptr(),
             ptr::null_mut(),
-            ptr::null_mut(),
+            &mut data,
         )
-    } != Status::napi_ok
-    {
+    };
+    if status != Status::napi_ok || data.is_null() {
         return throw(env, bad_argument("arguments", "readable"));
     }
+    // SAFETY: `data` is the FastGuard this function owns (see `create_authorizer`); it lives
+    // as long as the function, which is running.
+    let fast = unsafe { &*data.cast::<FastGuard>() };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: the env and values come from this very call.
-        unsafe { authorize_args(env, &argv, argc) }
+        unsafe { authorize_args(env, fast, &argv) }
     }));
     match outcome {
         Ok(Ok(Some(value))) => value,
-        Ok(Ok(None)) => argv[argc - 1], // canonical already: the caller's own string
+        Ok(Ok(None)) => argv[1], // canonical already: the caller's own string
         Ok(Err(thrown)) => throw(env, thrown),
         Err(payload) => throw(env, Error::internal_from_panic(&*payload).into()),
     }
@@ -153,11 +134,9 @@ unsafe fn call(env: napi_env, info: napi_callback_info, argc: usize) -> napi_val
 /// given, or the new canonical string.
 unsafe fn authorize_args(
     env: napi_env,
-    argv: &[napi_value; 3],
-    argc: usize,
+    fast: &FastGuard,
+    argv: &[napi_value; 2],
 ) -> Result<Option<napi_value>, Thrown> {
-    // SAFETY: argv[0] is a value of this call.
-    let fast = unsafe { handle(env, argv[0]) }?;
     let mut scratch = SCRATCH.take();
     let Scratch {
         units,
@@ -165,17 +144,12 @@ unsafe fn authorize_args(
         target,
     } = &mut scratch;
     let result = (|| {
-        let cap: &str = if argc == 3 {
-            // SAFETY: argv[1] is a value of this call.
-            unsafe { read_str(env, argv[1], units, capability) }
-                .map_err(|why| not_text("capability", why))?
-        } else {
-            "model.use"
-        };
-        let what = if argc == 3 { "target" } else { "modelId" };
-        // SAFETY: the target is a value of this call.
-        let target = unsafe { read_str(env, argv[argc - 1], units, target) }
-            .map_err(|why| not_text(what, why))?;
+        // SAFETY: argv holds values of this call.
+        let cap = unsafe { read_str(env, argv[0], units, capability) }
+            .map_err(|why| not_text("capability", why))?;
+        // SAFETY: as above.
+        let target = unsafe { read_str(env, argv[1], units, target) }
+            .map_err(|why| not_text("target", why))?;
         run_core(env, fast, cap, target)
     })();
     if scratch.units.capacity() <= KEEP_UNITS {
@@ -184,6 +158,9 @@ unsafe fn authorize_args(
     result
 }
 
+/// Code units read in the first (usually only) copy of a string.
+const FIRST_UNITS: usize = 256;
+
 /// Scratch buffers that grew past this many code units are not kept.
 const KEEP_UNITS: usize = 1 << 16;
 
@@ -191,8 +168,8 @@ const KEEP_UNITS: usize = 1 << 16;
 #[derive(Default)]
 struct Scratch {
     units: Vec<u16>,
-    capability: String,
-    target: String,
+    capability: Vec<u8>,
+    target: Vec<u8>,
 }
 
 thread_local! {
@@ -215,29 +192,6 @@ fn run_core(
     }
 }
 
-/// The guard behind a handle value, if it is one of ours.
-unsafe fn handle<'a>(env: napi_env, value: napi_value) -> Result<&'a FastGuard, Thrown> {
-    let mut tagged = false;
-    let mut data = ptr::null_mut();
-    // SAFETY: plain Node-API queries; a tagged external's data is a live `FastGuard` (the
-    // external keeps it alive while the caller holds the handle, which it does during the
-    // call because it is an argument).
-    let mut kind = sys::ValueType::napi_undefined;
-    unsafe {
-        if sys::napi_typeof(env, value, &mut kind) != Status::napi_ok
-            || kind != sys::ValueType::napi_external
-            || sys::napi_check_object_type_tag(env, value, &HANDLE_TAG, &mut tagged)
-                != Status::napi_ok
-            || !tagged
-            || sys::napi_get_value_external(env, value, &mut data) != Status::napi_ok
-            || data.is_null()
-        {
-            return Err(bad_argument("the guard handle", "a LeaseGuard handle"));
-        }
-        Ok(&*data.cast::<FastGuard>())
-    }
-}
-
 /// What reading a JavaScript string can find besides text.
 enum NotText {
     /// Not a string at all.
@@ -255,39 +209,55 @@ unsafe fn read_str<'b>(
     env: napi_env,
     value: napi_value,
     units: &mut Vec<u16>,
-    out: &'b mut String,
+    out: &'b mut Vec<u8>,
 ) -> Result<&'b str, NotText> {
-    let mut len = 0usize;
-    // SAFETY: a NULL buffer asks for the length in code units.
-    if unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len) }
-        != Status::napi_ok
+    // One copy into the reused buffer; only a string that fills it is measured and re-read.
+    units.clear();
+    units.reserve(FIRST_UNITS);
+    let mut room = units.capacity();
+    let mut copied = 0usize;
+    // SAFETY: `units` has room for `room` code units (Node writes at most `room - 1` plus a
+    // NUL); `copied` of them are initialized afterwards.
+    if unsafe {
+        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), room, &mut copied)
+    } != Status::napi_ok
     {
         return Err(NotText::NotAString);
     }
-    units.clear();
-    units.reserve(len + 1);
-    let mut copied = 0usize;
-    // SAFETY: `units` has room for `len` code units plus the terminating NUL Node writes;
-    // `copied` of them are initialized afterwards.
-    unsafe {
-        if sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), len + 1, &mut copied)
-            != Status::napi_ok
+    if copied + 1 >= room {
+        let mut len = 0usize;
+        // SAFETY: a NULL buffer asks for the length in code units.
+        unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len) };
+        units.reserve(len + 1);
+        room = len + 1;
+        // SAFETY: as above, with room for the whole string.
+        if unsafe {
+            sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), room, &mut copied)
+        } != Status::napi_ok
         {
             return Err(NotText::NotAString);
         }
-        units.set_len(copied.min(len));
     }
+    // SAFETY: Node initialized `copied` (< room <= capacity) units.
+    unsafe { units.set_len(copied.min(room - 1)) };
+    // Narrow every unit to a byte and OR them together in one vectorizable pass; the bytes
+    // are the text when every unit was ASCII.
     out.clear();
-    // Branch-free (vectorizable) test, then a plain narrowing copy.
-    if units.iter().fold(0u16, |acc, &u| acc | u) < 0x80 {
-        // SAFETY: every unit is ASCII, so these bytes are valid UTF-8.
-        unsafe { out.as_mut_vec() }.extend(units.iter().map(|&u| u as u8));
-    } else {
+    out.resize(units.len(), 0);
+    let mut any = 0u16;
+    for (b, &u) in out.iter_mut().zip(units.iter()) {
+        any |= u;
+        *b = u as u8;
+    }
+    if any >= 0x80 {
+        out.clear();
         for c in char::decode_utf16(units.iter().copied()) {
-            out.push(c.map_err(|_| NotText::LoneSurrogate)?);
+            let c = c.map_err(|_| NotText::LoneSurrogate)?;
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
         }
     }
-    Ok(out)
+    // SAFETY: `out` holds ASCII bytes, or the UTF-8 encoding of decoded chars.
+    Ok(unsafe { std::str::from_utf8_unchecked(out) })
 }
 
 /// The error for an argument that is not text.

@@ -19,7 +19,7 @@ use crate::convert::{
     decimal_map_to_js, metrics_to_js, time_from_js,
 };
 use crate::expiry::is_nullish;
-use crate::fast::{FastGuard, create_handle};
+use crate::fast::{FastGuard, create_authorizer};
 
 /// A JavaScript clock function and the core clock it drives.
 pub(crate) struct JsClock {
@@ -253,15 +253,15 @@ impl LeaseGuard {
         run(|| Ok(metrics_to_js(self.inner.close())))
     }
 
-    /// The handle `index.js` passes to the fast `authorize` path (see `fast.rs`): an
-    /// external owning a clone of this guard's core guard and clock. Internal.
-    #[napi(js_name = "__fastHandle", skip_typescript)]
-    pub fn fast_handle(&self, env: Env) -> Result<Unknown<'_>> {
+    /// This guard's authorizer, the function `index.js` calls for `authorize` (see
+    /// `fast.rs`): it owns a clone of the core guard and of the clock. Internal.
+    #[napi(js_name = "__fastAuthorizer", skip_typescript)]
+    pub fn fast_authorizer(&self, env: Env) -> Result<Unknown<'_>> {
         let fast = FastGuard {
             guard: self.inner.clone(),
             clock: self.clock.clone(),
         };
-        let raw = create_handle(env.raw(), fast)
+        let raw = create_authorizer(env.raw(), fast)
             .map_err(|e| to_js_error(&Error::new(leasekit::ErrorCode::InternalError, e.reason)))?;
         // SAFETY: `raw` is a live value created on this env during this call.
         Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), raw) })

@@ -16,13 +16,3 @@ mod fast;
 pub mod guard;
 pub mod lease;
 pub mod names;
-
-/// Adds the raw Node-API fast path (`fast.rs`) to the module's exports.
-#[napi_derive::napi(module_exports)]
-pub fn install_fast_path(
-    exports: napi::bindgen_prelude::Object,
-    env: napi::Env,
-) -> napi::Result<()> {
-    use napi::JsValue;
-    fast::install(env.raw(), exports.raw())
-}
