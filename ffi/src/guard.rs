@@ -173,8 +173,9 @@ fn authorize(
 ) -> Result<()> {
     // SAFETY: pointer contracts of the exported functions.
     let (slot, guard) = unsafe { (opt_out_slot(out_canonical), arg_handle(guard, "guard")?) };
-    let canonical = guard.inner.authorize(capability?, target?)?;
-    slot.map_or(Ok(()), |s| put_string(s, canonical))
+    // Borrowed when already canonical: no allocation unless the caller asked for the text.
+    let canonical = guard.inner.authorize_cow(capability?, target?)?;
+    slot.map_or(Ok(()), |s| put_string(s, &*canonical))
 }
 
 fn authorize_model(

@@ -147,7 +147,7 @@ impl Empty for i32 {
 }
 
 /// Moves a Rust string to the C heap (free with `lk_string_free`).
-pub(crate) fn into_c_string(s: String) -> Result<*mut c_char> {
+pub(crate) fn into_c_string(s: impl Into<Vec<u8>>) -> Result<*mut c_char> {
     CString::new(s).map(CString::into_raw).map_err(|_| {
         Error::new(
             ErrorCode::InternalError,
@@ -156,8 +156,8 @@ pub(crate) fn into_c_string(s: String) -> Result<*mut c_char> {
     })
 }
 
-/// Writes an owned string into an out-parameter.
-pub(crate) fn put_string(slot: &mut *mut c_char, s: String) -> Result<()> {
+/// Writes a string into an out-parameter (a `&str` is copied once, sized for the NUL).
+pub(crate) fn put_string(slot: &mut *mut c_char, s: impl Into<Vec<u8>>) -> Result<()> {
     *slot = into_c_string(s)?;
     Ok(())
 }
