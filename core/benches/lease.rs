@@ -48,6 +48,25 @@ fn authorize_hit_last(b: Bencher, n: usize) {
     b.bench(|| g.authorize(black_box("net.fetch"), black_box(&t)).unwrap());
 }
 
+/// `authorize_cow` (the call the bindings make) on a 10-pattern `fs.read` lease shaped like
+/// bench/inputs.py's, the target matching the last pattern.
+#[divan::bench]
+fn authorize_cow_path_10(b: Bencher) {
+    let patterns: Vec<String> = (0..10)
+        .map(|i| match i % 3 {
+            0 => format!("/srv/t{i}/reports/*.csv"),
+            1 => format!("/srv/t{i}/logs/**"),
+            _ => format!("/srv/t{i}/cfg/app.json"),
+        })
+        .collect();
+    let lease = Lease::from_value(&serde_json::json!({ "fs.read": patterns })).unwrap();
+    let g = LeaseGuard::new(lease, LeaseConstraints::none(), Arc::new(SystemClock));
+    b.bench(|| {
+        g.authorize_cow(black_box("fs.read"), black_box("/srv/t9/reports/q3.csv"))
+            .unwrap()
+    });
+}
+
 #[divan::bench(args = [1, 10, 100, 1000])]
 fn authorize_miss(b: Bencher, n: usize) {
     let g = guard(n);
