@@ -35,7 +35,7 @@ pub(crate) fn classes(b: &[u8]) -> Option<Classes> {
     let mut buf = [0u8; 64];
     buf[..b.len()].copy_from_slice(b);
     #[cfg(target_arch = "x86_64")]
-    let c = sse2::classes(&buf);
+    let c = sse2::classes(&buf, b.len());
     #[cfg(not(target_arch = "x86_64"))]
     let c = swar_classes(&buf, b.len());
     // The zero padding past the end is not part of the string.
@@ -60,13 +60,14 @@ mod sse2 {
         _mm_setzero_si128, _mm_subs_epu8,
     };
 
-    pub(super) fn classes(buf: &[u8; 64]) -> Classes {
+    /// The classes of the first `len` bytes of `buf` (16-byte blocks past them are skipped).
+    pub(super) fn classes(buf: &[u8; 64], len: usize) -> Classes {
         let mut c = Classes {
             slash: 0,
             dot: 0,
             control: 0,
         };
-        for i in 0..4 {
+        for i in 0..len.div_ceil(16).min(4) {
             // SAFETY: SSE2 is always present on x86_64; the load reads bytes 16i..16i+16 of a
             // 64-byte array (unaligned loads are allowed).
             let (slash, dot, control) = unsafe {
