@@ -146,13 +146,20 @@ const CompiledLease = wrapClass(native.CompiledLease)
 // (src/fast.rs), fetched once and kept under a symbol; napi-rs's generic method call costs
 // several times the check itself. Same core call, same errors.
 const AUTHORIZER = Symbol('leasekit.authorizer')
+// A reserved capability crosses as its index in the core's list (a number is cheaper to
+// pass than a string); any other value crosses as given, a number as its text (so it can
+// never be mistaken for an index: it is then an invalid capability name).
+const RESERVED = new Map(native.__reservedCapabilities().map((name, index) => [name, index]))
+const MODEL_USE = RESERVED.get('model.use')
+const capabilityArg = (capability) =>
+  RESERVED.get(capability) ?? (typeof capability === 'number' ? String(capability) : capability)
 const fastAuthorizer = NativeLeaseGuard.prototype.__fastAuthorizer
 delete NativeLeaseGuard.prototype.__fastAuthorizer
 Object.defineProperty(NativeLeaseGuard.prototype, 'authorize', {
   ...Object.getOwnPropertyDescriptor(NativeLeaseGuard.prototype, 'authorize'),
   value: function authorize(capability, target) {
     try {
-      return (this[AUTHORIZER] ?? authorizerOf(this))(capability, target)
+      return (this[AUTHORIZER] ?? authorizerOf(this))(capabilityArg(capability), target)
     } catch (err) {
       throw rethrow(err, authorize)
     }
@@ -163,7 +170,7 @@ Object.defineProperty(NativeLeaseGuard.prototype, 'authorizeModel', {
   value: function authorizeModel(modelId) {
     try {
       // The core's authorize_model is authorize("model.use", id).
-      return (this[AUTHORIZER] ?? authorizerOf(this))('model.use', modelId)
+      return (this[AUTHORIZER] ?? authorizerOf(this))(MODEL_USE, modelId)
     } catch (err) {
       throw rethrow(err, authorizeModel)
     }
@@ -180,6 +187,7 @@ function authorizerOf(guard) {
 const api = {}
 for (const [name, value] of Object.entries(native)) {
   if (name === 'LeaseGuard' || name === 'CompiledLease') continue // wrapped above
+  if (typeof value === 'function' && name.startsWith('__')) continue // internal (fast path)
   api[name] = typeof value === 'function' ? wrap(value) : value
 }
 

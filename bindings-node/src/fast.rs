@@ -145,8 +145,12 @@ unsafe fn authorize_args(
     } = &mut scratch;
     let result = (|| {
         // SAFETY: argv holds values of this call.
-        let cap = unsafe { read_str(env, argv[0], units, capability) }
-            .map_err(|why| not_text("capability", why))?;
+        let cap = match unsafe { reserved_capability(env, argv[0]) }? {
+            Some(name) => name,
+            // SAFETY: as above.
+            None => unsafe { read_str(env, argv[0], units, capability) }
+                .map_err(|why| not_text("capability", why))?,
+        };
         // SAFETY: as above.
         let target = unsafe { read_str(env, argv[1], units, target) }
             .map_err(|why| not_text("target", why))?;
@@ -190,6 +194,30 @@ fn run_core(
         Cow::Borrowed(_) => Ok(None),
         Cow::Owned(text) => new_string(env, &text).map(Some),
     }
+}
+
+/// A reserved capability passed by `index.js` as its index in `RESERVED_CAPABILITIES` (a
+/// number; a name arrives as a string and gives `None`).
+unsafe fn reserved_capability(
+    env: napi_env,
+    value: napi_value,
+) -> Result<Option<&'static str>, Thrown> {
+    let mut kind = sys::ValueType::napi_undefined;
+    // SAFETY: plain Node-API queries on a value of this call.
+    unsafe {
+        if sys::napi_typeof(env, value, &mut kind) != Status::napi_ok
+            || kind != sys::ValueType::napi_number
+        {
+            return Ok(None);
+        }
+        let mut index = 0u32;
+        if sys::napi_get_value_uint32(env, value, &mut index) == Status::napi_ok
+            && let Some(name) = leasekit::RESERVED_CAPABILITIES.get(index as usize)
+        {
+            return Ok(Some(name));
+        }
+    }
+    Err(bad_argument("capability", "a string"))
 }
 
 /// What reading a JavaScript string can find besides text.
@@ -243,12 +271,14 @@ unsafe fn read_str<'b>(
     // Narrow every unit to a byte and OR them together in one vectorizable pass; the bytes
     // are the text when every unit was ASCII.
     out.clear();
-    out.resize(units.len(), 0);
+    out.reserve(units.len());
     let mut any = 0u16;
-    for (b, &u) in out.iter_mut().zip(units.iter()) {
+    for (b, &u) in out.spare_capacity_mut().iter_mut().zip(units.iter()) {
         any |= u;
-        *b = u as u8;
+        b.write(u as u8);
     }
+    // SAFETY: the loop above initialized the first `units.len()` bytes.
+    unsafe { out.set_len(units.len()) };
     if any >= 0x80 {
         out.clear();
         for c in char::decode_utf16(units.iter().copied()) {

@@ -17,6 +17,13 @@ pub fn is_reserved_capability_name(name: String) -> Result<bool> {
     run(|| Ok(leasekit::is_reserved_capability_name(&name)))
 }
 
+/// The core's reserved capability names, in the order whose indexes `index.js` passes to the
+/// authorize fast path (`fast.rs`) instead of the name. Internal.
+#[napi(js_name = "__reservedCapabilities", skip_typescript)]
+pub fn reserved_capabilities() -> Vec<&'static str> {
+    leasekit::RESERVED_CAPABILITIES.to_vec()
+}
+
 /// The canonical form of `target` for `capability` (SEMANTICS section 5).
 /// Throws `InvalidRequestError` for an invalid target or capability.
 #[napi]

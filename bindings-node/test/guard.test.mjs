@@ -160,6 +160,14 @@ test('authorize fast path: conversions, refusals and misuse', () => {
   assert.throws(() => guard.authorize(null, '/data/x'), lk.InvalidRequestError)
   assert.throws(() => guard.authorize('fs.read'), lk.InvalidRequestError)
   assert.throws(() => guard.authorizeModel({}), lk.InvalidRequestError)
+  // Reserved names cross as their index; a number from the caller is never taken for one.
+  for (const notAName of [0, 1, 5, -1, 1.5, NaN, 2 ** 40]) {
+    assert.throws(() => guard.authorize(notAName, '/data/x'), lk.InvalidRequestError, String(notAName))
+  }
+  const vendor = new lk.LeaseGuard({ 'x-vendor.acme.run': ['job:*'] })
+  assert.equal(vendor.authorize('x-vendor.acme.run', 'job:1'), 'job:1')
+  assert.throws(() => vendor.authorize('x-vendor.acme.other', 'job:1'), lk.PermissionDeniedError)
+  assert.throws(() => vendor.authorize('fs.read', '/x'), lk.PermissionDeniedError)
   // Called on something that is not a guard: a LeaseError, never a crash.
   assert.throws(() => lk.LeaseGuard.prototype.authorize.call({}, 'tool.call', 'web.x'), lk.LeaseError)
   assert.throws(() => lk.LeaseGuard.prototype.authorizeModel.call(null, 'm'), lk.LeaseError)
