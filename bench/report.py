@@ -268,7 +268,9 @@ def section(data, results, args):
         "are only counted (table below).",
         "- Timing: a batch calibrated to about 10 ms, 11 batches, the median per call (the JVM "
         "first runs about 300 ms of warm-up per op for the JIT). The leasekit side times the bare "
-        "binding call; peers are timed through a small closure.",
+        "binding call; peers are timed through a small closure. For authorize, the batches of "
+        "leasekit and of its peers alternate (sample s of each before sample s+1 of any), so a "
+        "machine whose speed drifts during the run weighs on both sides of a ratio alike.",
         "- Binding overhead = binding time - Rust core time for the same op in the same run.",
         "- Peak RSS: `VmHWM` of the process running the series (reset through "
         "`/proc/self/clear_refs` where the series runs in-process: Rust, C, JVM; Python and Node run "

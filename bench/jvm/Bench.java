@@ -34,6 +34,11 @@ public class Bench {
 
   /** Median ns per call: ~300 ms of warm-up (JIT), then a ~10 ms batch, SAMPLES batches. */
   static double[] medianNsPerCall(Runnable f) {
+    return medianNsPerCallInterleaved(List.of(f)).get(0);
+  }
+
+  /** Iterations for a batch of about BATCH_NS, after ~300 ms of warm-up (JIT). */
+  static long calibrate(Runnable f) {
     long warm = System.nanoTime() + 300_000_000L;
     while (System.nanoTime() < warm) f.run();
     long iters = 1;
@@ -42,14 +47,30 @@ public class Bench {
       if (el >= BATCH_NS / 4) {
         el = Math.min(el, batch(f, iters));
         if (el < BATCH_NS) iters = Math.max(1, iters * BATCH_NS / Math.max(el, 1));
-        break;
+        return iters;
       }
       iters *= 4;
     }
-    double[] per = new double[SAMPLES];
-    for (int s = 0; s < SAMPLES; s++) per[s] = (double) batch(f, iters) / iters;
-    Arrays.sort(per);
-    return new double[] {per[SAMPLES / 2], iters};
+  }
+
+  /**
+   * Median ns per call of each function, their batches interleaved (sample s of every function
+   * runs before sample s+1 of any), so a machine that speeds up or slows down during the run
+   * weighs on leasekit and the peers alike. Each result is {median, iters}.
+   */
+  static List<double[]> medianNsPerCallInterleaved(List<Runnable> fs) {
+    long[] iters = new long[fs.size()];
+    for (int k = 0; k < fs.size(); k++) iters[k] = calibrate(fs.get(k));
+    double[][] per = new double[fs.size()][SAMPLES];
+    for (int s = 0; s < SAMPLES; s++) {
+      for (int k = 0; k < fs.size(); k++) per[k][s] = (double) batch(fs.get(k), iters[k]) / iters[k];
+    }
+    List<double[]> out = new ArrayList<>();
+    for (int k = 0; k < fs.size(); k++) {
+      Arrays.sort(per[k]);
+      out.add(new double[] {per[k][SAMPLES / 2], iters[k]});
+    }
+    return out;
   }
 
   static long batch(Runnable f, long iters) {
@@ -194,16 +215,27 @@ public class Bench {
       records.add(String.format(
           "{\"kind\": \"check\", \"impl\": %s, \"op\": \"authorize\", \"agree\": %d, \"disagree\": %d, \"examples\": [%s]}",
           q(impl), agree, disagree, String.join(", ", examples)));
-      for (String n : leases.keySet()) {
-        String t = targets.get(n);
+    }
+    // authorize: leasekit and every peer timed with interleaved batches, per lease size.
+    for (String n : leases.keySet()) {
+      String t = targets.get(n);
+      List<String> impls = new ArrayList<>(auths.keySet());
+      List<Runnable> fs = new ArrayList<>();
+      for (String impl : impls) {
         if (impl.equals("leasekit")) {
           // The bare binding call.
           LeaseGuard g = LeaseGuard.of(Lease.of(Map.of(cap, leases.get(n))));
-          timed(impl, "authorize/" + n, () -> sink = g.authorize(cap, t));
+          fs.add(() -> sink = g.authorize(cap, t));
         } else {
-          Predicate<String> f = bySize.get(n);
-          timed(impl, "authorize/" + n, () -> sink = f.test(t));
+          Predicate<String> f = auths.get(impl).get(n);
+          fs.add(() -> sink = f.test(t));
         }
+      }
+      List<double[]> r = medianNsPerCallInterleaved(fs);
+      for (int k = 0; k < impls.size(); k++) {
+        records.add(String.format(Locale.ROOT,
+            "{\"kind\": \"time\", \"impl\": %s, \"op\": %s, \"median_ns\": %.3f, \"iters\": %d, \"samples\": %d, \"interleaved\": true}",
+            q(impls.get(k)), q("authorize/" + n), r.get(k)[0], (long) r.get(k)[1], SAMPLES));
       }
     }
 

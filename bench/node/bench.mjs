@@ -16,28 +16,48 @@ const lk = createRequire(import.meta.url)(path.join(here, '..', '..', 'bindings-
 const SAMPLES = 11
 const BATCH_NS = 10_000_000n
 
-/** Median ns per call of f: a batch calibrated to ~10 ms, SAMPLES batches. */
-function medianNsPerCall(f) {
-  const run = (n) => {
-    const t = process.hrtime.bigint()
-    for (let i = 0; i < n; i++) f()
-    return process.hrtime.bigint() - t
-  }
+/** Runs f n times; the elapsed nanoseconds (bigint). */
+function runBatch(f, n) {
+  const t = process.hrtime.bigint()
+  for (let i = 0; i < n; i++) f()
+  return process.hrtime.bigint() - t
+}
+
+/** Iterations for a batch of about BATCH_NS. */
+function calibrate(f) {
   let iters = 1
   for (;;) {
-    let el = run(iters)
+    let el = runBatch(f, iters)
     if (el >= BATCH_NS / 4n) {
-      const again = run(iters) // the faster of two: a stalled batch must not shrink the rest
+      const again = runBatch(f, iters) // the faster of two: a stalled batch must not shrink the rest
       if (again < el) el = again
       if (el < BATCH_NS) iters = Math.max(1, Math.floor((iters * Number(BATCH_NS)) / Number(el)))
-      break
+      return iters
     }
     iters *= 4
   }
-  const perCall = []
-  for (let s = 0; s < SAMPLES; s++) perCall.push(Number(run(iters)) / iters)
-  perCall.sort((a, b) => a - b)
-  return [perCall[SAMPLES >> 1], iters]
+}
+
+/**
+ * Median ns per call of each function in `fs`, their batches interleaved (sample s of every
+ * function runs before sample s+1 of any), so a machine that speeds up or slows down during
+ * the run weighs on leasekit and the peers alike. Returns [[median, iters], ...].
+ */
+function medianNsPerCallInterleaved(fs) {
+  const iters = fs.map(calibrate)
+  const perCall = fs.map(() => [])
+  for (let s = 0; s < SAMPLES; s++) {
+    fs.forEach((f, k) => perCall[k].push(Number(runBatch(f, iters[k])) / iters[k]))
+  }
+  return perCall.map((xs, k) => {
+    xs.sort((a, b) => a - b)
+    return [xs[SAMPLES >> 1], iters[k]]
+  })
+}
+
+/** Median ns per call of f: a batch calibrated to ~10 ms, SAMPLES batches. */
+function medianNsPerCall(f) {
+  return medianNsPerCallInterleaved([f])[0]
 }
 
 function peakRssKb() {
@@ -160,11 +180,18 @@ function main() {
       }
     }
     records.push({ kind: 'check', impl, op: 'authorize', agree, disagree, examples })
-    for (const n of inputs.sizes) {
-      const f = bySize[n]
-      const target = inputs.targets[n]
-      timed(impl, `authorize/${n}`, f.hot ? f.hot(target) : () => f(target))
-    }
+  }
+  // authorize: leasekit and every peer timed with interleaved batches, per lease size.
+  for (const n of inputs.sizes) {
+    const impls = Object.keys(auths)
+    const target = inputs.targets[n]
+    const fs = impls.map((impl) => {
+      const f = auths[impl][n]
+      return f.hot ? f.hot(target) : () => f(target)
+    })
+    medianNsPerCallInterleaved(fs).forEach(([ns, iters], k) => {
+      records.push({ kind: 'time', impl: impls[k], op: `authorize/${n}`, median_ns: ns, iters, samples: SAMPLES, interleaved: true })
+    })
   }
 
   const sub = inputs.subset

@@ -27,8 +27,8 @@ SAMPLES = 11
 BATCH_S = 0.010
 
 
-def median_ns_per_call(f):
-    """Calibrate a batch to ~10 ms, time SAMPLES batches, return (median ns/call, iters)."""
+def calibrate(f):
+    """Iterations for a batch of about BATCH_S."""
     iters = 1
     while True:
         t = time.perf_counter()
@@ -44,16 +44,33 @@ def median_ns_per_call(f):
             el = min(el, time.perf_counter() - t)
             if el < BATCH_S:
                 iters = max(1, int(iters * BATCH_S / el))
-            break
+            return iters
         iters *= 4
-    per_call = []
+
+
+def median_ns_per_call_interleaved(fs):
+    """Median ns per call of each function, their batches interleaved (sample s of every
+    function runs before sample s+1 of any), so a machine that speeds up or slows down during
+    the run weighs on leasekit and the peers alike. Returns [(median, iters), ...]."""
+    iters = [calibrate(f) for f in fs]
+    per_call = [[] for _ in fs]
     for _ in range(SAMPLES):
-        t = time.perf_counter_ns()
-        for _ in range(iters):
-            f()
-        per_call.append((time.perf_counter_ns() - t) / iters)
-    per_call.sort()
-    return per_call[SAMPLES // 2], iters
+        for k, f in enumerate(fs):
+            n = iters[k]
+            t = time.perf_counter_ns()
+            for _ in range(n):
+                f()
+            per_call[k].append((time.perf_counter_ns() - t) / n)
+    out = []
+    for k, xs in enumerate(per_call):
+        xs.sort()
+        out.append((xs[SAMPLES // 2], iters[k]))
+    return out
+
+
+def median_ns_per_call(f):
+    """Calibrate a batch to ~10 ms, time SAMPLES batches, return (median ns/call, iters)."""
+    return median_ns_per_call_interleaved([f])[0]
 
 
 def peak_rss_kb():
@@ -207,10 +224,18 @@ def main():
                 examples.append(f"{target} (lease of {n}): leasekit {a}, {impl} {b}")
         records.append({"kind": "check", "impl": impl, "op": "authorize", "agree": agree,
                         "disagree": disagree, "examples": examples})
-        for n in inputs["sizes"]:
-            f, target = by_size[n], inputs["targets"][str(n)]
+    # authorize: leasekit and every peer timed with interleaved batches, per lease size.
+    for n in inputs["sizes"]:
+        impls = list(auths)
+        target = inputs["targets"][str(n)]
+        fs = []
+        for impl in impls:
+            f = auths[impl][n]
             hot = getattr(f, "hot", None)
-            timed(impl, f"authorize/{n}", hot(target) if hot else partial(f, target))
+            fs.append(hot(target) if hot else partial(f, target))
+        for impl, (ns, iters) in zip(impls, median_ns_per_call_interleaved(fs)):
+            records.append({"kind": "time", "impl": impl, "op": f"authorize/{n}", "median_ns": ns,
+                            "iters": iters, "samples": SAMPLES, "interleaved": True})
 
     # subset
     from arcp._runtime.lease import is_lease_subset as sdk_subset
