@@ -16,6 +16,7 @@
 //! [`throw`]) that `index.js` converts like every other native error, and panics are caught.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
@@ -32,6 +33,9 @@ use crate::guard::JsClock;
 pub(crate) struct FastGuard {
     pub(crate) guard: leasekit::LeaseGuard,
     pub(crate) clock: Option<Arc<JsClock>>,
+    /// Buffers reused by every call (only ever used on this guard's JavaScript thread; a
+    /// re-entrant call, from the clock, uses fresh ones).
+    pub(crate) scratch: RefCell<Scratch>,
 }
 
 /// An error to throw: the `code` property and the message.
@@ -137,12 +141,17 @@ unsafe fn authorize_args(
     fast: &FastGuard,
     argv: &[napi_value; 2],
 ) -> Result<Option<napi_value>, Thrown> {
-    let mut scratch = SCRATCH.take();
+    let mut fresh = Scratch::default();
+    let mut held = fast.scratch.try_borrow_mut();
+    let scratch = match held.as_deref_mut() {
+        Ok(s) => s,
+        Err(_) => &mut fresh, // re-entered from the clock: the outer call holds the buffers
+    };
     let Scratch {
         units,
         capability,
         target,
-    } = &mut scratch;
+    } = scratch;
     let result = (|| {
         // SAFETY: argv holds values of this call.
         let cap = match unsafe { reserved_capability(env, argv[0]) }? {
@@ -156,8 +165,8 @@ unsafe fn authorize_args(
             .map_err(|why| not_text("target", why))?;
         run_core(env, fast, cap, target)
     })();
-    if scratch.units.capacity() <= KEEP_UNITS {
-        SCRATCH.set(scratch); // else drop it: do not pin one huge target's buffers
+    if units.capacity() > KEEP_UNITS {
+        *scratch = Scratch::default(); // do not pin one huge target's buffers
     }
     result
 }
@@ -168,16 +177,12 @@ const FIRST_UNITS: usize = 256;
 /// Scratch buffers that grew past this many code units are not kept.
 const KEEP_UNITS: usize = 1 << 16;
 
-/// Reusable per-thread buffers, so a call allocates nothing once warm.
+/// Reusable buffers, so a call allocates nothing once warm.
 #[derive(Default)]
-struct Scratch {
+pub(crate) struct Scratch {
     units: Vec<u16>,
     capability: Vec<u8>,
     target: Vec<u8>,
-}
-
-thread_local! {
-    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
 }
 
 /// Ticks the clock, runs core, and builds the answer (see [`authorize_args`]).

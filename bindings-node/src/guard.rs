@@ -260,6 +260,7 @@ impl LeaseGuard {
         let fast = FastGuard {
             guard: self.inner.clone(),
             clock: self.clock.clone(),
+            scratch: Default::default(),
         };
         let raw = create_authorizer(env.raw(), fast)
             .map_err(|e| to_js_error(&Error::new(leasekit::ErrorCode::InternalError, e.reason)))?;
