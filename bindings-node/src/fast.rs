@@ -4,7 +4,7 @@
 //! Why not `#[napi]`: napi-rs 3.16 opens a native-borrow scope (a mutex-guarded registry,
 //! several allocations) and checks class identity on every call, which cost ~600 ns of the
 //! ~800 ns an authorize took. These callbacks do only conversions: read two strings into
-//! reused per-thread buffers, call core's `LeaseGuard::authorize_cow`, and hand back the
+//! buffers the guard reuses, call core's `LeaseGuard::authorize_cow`, and hand back the
 //! caller's own string when core borrowed it (a new string only when canonicalization
 //! changed it). A lone surrogate is refused (`INVALID_REQUEST`), never replaced.
 //!
