@@ -150,7 +150,6 @@ const AUTHORIZER = Symbol('leasekit.authorizer')
 // pass than a string); any other value crosses as given, a number as its text (so it can
 // never be mistaken for an index: it is then an invalid capability name).
 const RESERVED = new Map(native.__reservedCapabilities().map((name, index) => [name, index]))
-const MODEL_USE = RESERVED.get('model.use')
 const capabilityArg = (capability) =>
   RESERVED.get(capability) ?? (typeof capability === 'number' ? String(capability) : capability)
 const fastAuthorizer = NativeLeaseGuard.prototype.__fastAuthorizer
@@ -169,8 +168,8 @@ Object.defineProperty(NativeLeaseGuard.prototype, 'authorizeModel', {
   ...Object.getOwnPropertyDescriptor(NativeLeaseGuard.prototype, 'authorizeModel'),
   value: function authorizeModel(modelId) {
     try {
-      // The core's authorize_model is authorize("model.use", id).
-      return (this[AUTHORIZER] ?? authorizerOf(this))(MODEL_USE, modelId)
+      // One argument: the authorizer calls the core's authorize_model.
+      return (this[AUTHORIZER] ?? authorizerOf(this))(modelId)
     } catch (err) {
       throw rethrow(err, authorizeModel)
     }

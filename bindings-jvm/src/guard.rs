@@ -153,8 +153,7 @@ pub fn guard_authorize_model<'local>(
         // SAFETY: `env` is this call's JNIEnv, `model_id` its argument of this length.
         let model_id =
             unsafe { text::read(env, &model_id, model_id_length, "model id", &mut buf)? };
-        // The core's `authorize_model` is `authorize("model.use", id)`.
-        let canonical = with_optional_now(now, || guard.authorize_cow("model.use", model_id.text))?;
+        let canonical = with_optional_now(now, || guard.authorize_model_cow(model_id.text))?;
         // SAFETY: as above.
         unsafe { canonical_result(env, &model_id, canonical) }
     })

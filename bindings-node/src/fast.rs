@@ -99,7 +99,8 @@ pub(crate) fn create_authorizer(env: napi_env, fast: FastGuard) -> napi::Result<
     Ok(f)
 }
 
-/// `authorizer(capability, target)`: the canonical target, or the caller's own `target`.
+/// `authorizer(capability, target)` or `authorizer(modelId)`: the canonical text, or the
+/// caller's own string.
 unsafe extern "C" fn authorize(env: napi_env, info: napi_callback_info) -> napi_value {
     let mut argv = [ptr::null_mut(); 2];
     let mut argc = 2;
@@ -122,13 +123,16 @@ unsafe extern "C" fn authorize(env: napi_env, info: napi_callback_info) -> napi_
     // SAFETY: `data` is the FastGuard this function owns (see `create_authorizer`); it lives
     // as long as the function, which is running.
     let fast = unsafe { &*data.cast::<FastGuard>() };
+    // `index.js` calls `authorizer(capability, target)` for `authorize` and
+    // `authorizer(modelId)` for `authorizeModel`.
+    let model = argc == 1;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: the env and values come from this very call.
-        unsafe { authorize_args(env, fast, &argv) }
+        unsafe { authorize_args(env, fast, &argv, model) }
     }));
     match outcome {
         Ok(Ok(Some(value))) => value,
-        Ok(Ok(None)) => argv[1], // canonical already: the caller's own string
+        Ok(Ok(None)) => argv[usize::from(!model)], // already canonical: the caller's own string
         Ok(Err(thrown)) => throw(env, thrown),
         Err(payload) => throw(env, Error::internal_from_panic(&*payload).into()),
     }
@@ -140,6 +144,7 @@ unsafe fn authorize_args(
     env: napi_env,
     fast: &FastGuard,
     argv: &[napi_value; 2],
+    model: bool,
 ) -> Result<Option<napi_value>, Thrown> {
     let mut fresh = Scratch::default();
     let mut held = fast.scratch.try_borrow_mut();
@@ -153,7 +158,13 @@ unsafe fn authorize_args(
         target,
     } = scratch;
     let result = (|| {
-        // SAFETY: argv holds values of this call.
+        if model {
+            // SAFETY: argv holds values of this call.
+            let id = unsafe { read_str(env, argv[0], units, target) }
+                .map_err(|why| not_text("modelId", why))?;
+            return run_core(env, fast, None, id);
+        }
+        // SAFETY: as above.
         let cap = match unsafe { reserved_capability(env, argv[0]) }? {
             Some(name) => name,
             // SAFETY: as above.
@@ -163,7 +174,7 @@ unsafe fn authorize_args(
         // SAFETY: as above.
         let target = unsafe { read_str(env, argv[1], units, target) }
             .map_err(|why| not_text("target", why))?;
-        run_core(env, fast, cap, target)
+        run_core(env, fast, Some(cap), target)
     })();
     if units.capacity() > KEEP_UNITS {
         *scratch = Scratch::default(); // do not pin one huge target's buffers
@@ -185,17 +196,22 @@ pub(crate) struct Scratch {
     target: Vec<u8>,
 }
 
-/// Ticks the clock, runs core, and builds the answer (see [`authorize_args`]).
+/// Ticks the clock, runs core (`None`: the model call), and builds the answer (see
+/// [`authorize_args`]).
 fn run_core(
     env: napi_env,
     fast: &FastGuard,
-    capability: &str,
+    capability: Option<&str>,
     target: &str,
 ) -> Result<Option<napi_value>, Thrown> {
     if let Some(clock) = &fast.clock {
         clock.refresh(&Env::from_raw(env))?;
     }
-    match fast.guard.authorize_cow(capability, target)? {
+    let canonical = match capability {
+        Some(capability) => fast.guard.authorize_cow(capability, target)?,
+        None => fast.guard.authorize_model_cow(target)?,
+    };
+    match canonical {
         Cow::Borrowed(_) => Ok(None),
         Cow::Owned(text) => new_string(env, &text).map(Some),
     }

@@ -232,7 +232,12 @@ impl LeaseGuard {
 
     /// `authorize("model.use", model_id)`.
     pub fn authorize_model(&self, model_id: &str) -> Result<String> {
-        self.authorize("model.use", model_id)
+        self.authorize_model_cow(model_id).map(Cow::into_owned)
+    }
+
+    /// `authorize_cow("model.use", model_id)`: `Cow::Borrowed` when the id is returned as given.
+    pub fn authorize_model_cow<'t>(&self, model_id: &'t str) -> Result<Cow<'t, str>> {
+        self.authorize_cow("model.use", model_id)
     }
 
     /// Expiry then budget (the gate every gated operation passes first).
