@@ -244,6 +244,10 @@ fn authorize_cow_borrows_only_when_the_target_is_already_canonical() {
         Ok(Cow::Borrowed("x"))
     ));
     assert_eq!(
+        g.authorize_model_cow("gpt-4").unwrap_err().code(),
+        ErrorCode::PermissionDenied
+    );
+    assert_eq!(
         g.authorize_cow("tool.call", "y").unwrap_err().code(),
         ErrorCode::PermissionDenied
     );
