@@ -182,14 +182,7 @@ class LeaseGuardTest {
       LeaseGuard.of(guideLease()).authorize("tool.call", "search:web");
     }
     assertTrue(NativeHandle.LIVE.get() > before, "guards are live until collected");
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (NativeHandle.LIVE.get() > before + 100 && System.nanoTime() < deadline) {
-      System.gc();
-      Thread.sleep(20);
-    }
-    assertTrue(
-        NativeHandle.LIVE.get() <= before + 100,
-        "the cleaner freed dropped guards: live " + NativeHandle.LIVE.get());
+    assertCleanerFreed(before, "dropped");
     try (LeaseGuard guard = LeaseGuard.of(guideLease())) {
       assertEquals("search:web", guard.authorize("tool.call", "search:web"));
     }
@@ -207,6 +200,11 @@ class LeaseGuardTest {
       guard.close();
       assertTrue(guard.isClosed());
     }
+    assertCleanerFreed(before, "closed");
+  }
+
+  /** Collects until at most 100 handles above {@code before} are live (20 s at most). */
+  private static void assertCleanerFreed(long before, String which) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (NativeHandle.LIVE.get() > before + 100 && System.nanoTime() < deadline) {
       System.gc();
@@ -214,6 +212,6 @@ class LeaseGuardTest {
     }
     assertTrue(
         NativeHandle.LIVE.get() <= before + 100,
-        "the cleaner freed closed guards: live " + NativeHandle.LIVE.get());
+        "the cleaner freed " + which + " guards: live " + NativeHandle.LIVE.get());
   }
 }
