@@ -11,6 +11,7 @@
 //! - everything else: verbatim.
 
 mod bytes;
+pub(crate) use bytes::short_word;
 
 use crate::capability::CapabilityKind;
 use crate::error::{Error, Result};

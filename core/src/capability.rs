@@ -55,6 +55,41 @@ impl CapabilityKind {
         })
     }
 
+    /// The kind of `RESERVED_CAPABILITIES[index]`, or `None` past the end. Bindings pass a
+    /// reserved capability across the boundary as this index (cheaper than its name).
+    pub fn reserved(index: usize) -> Option<CapabilityKind> {
+        use CapabilityKind::*;
+        const KINDS: [CapabilityKind; 7] = [
+            FsRead,
+            FsWrite,
+            NetFetch,
+            ToolCall,
+            AgentDelegate,
+            ModelUse,
+            CostBudget,
+        ];
+        KINDS.get(index).copied()
+    }
+
+    /// The index of this kind in [`RESERVED_CAPABILITIES`]; `None` for [`CapabilityKind::Vendor`].
+    pub fn reserved_index(self) -> Option<usize> {
+        Some(match self {
+            CapabilityKind::FsRead => 0,
+            CapabilityKind::FsWrite => 1,
+            CapabilityKind::NetFetch => 2,
+            CapabilityKind::ToolCall => 3,
+            CapabilityKind::AgentDelegate => 4,
+            CapabilityKind::ModelUse => 5,
+            CapabilityKind::CostBudget => 6,
+            CapabilityKind::Vendor => return None,
+        })
+    }
+
+    /// The reserved capability name of this kind; `None` for [`CapabilityKind::Vendor`].
+    pub fn reserved_name(self) -> Option<&'static str> {
+        self.reserved_index().map(|i| RESERVED_CAPABILITIES[i])
+    }
+
     /// The separator set S: `.` and `/` for `tool.call`, `/` for everything else.
     pub fn separators(self) -> Separators {
         match self {
@@ -157,5 +192,19 @@ mod tests {
         assert!(Separators::SlashDot.contains(b'.'));
         assert!(!Separators::Slash.contains(b'.'));
         assert!(CapabilityKind::of("nope").is_err());
+    }
+
+    #[test]
+    fn reserved_indexes_follow_the_list() {
+        for (i, name) in RESERVED_CAPABILITIES.iter().enumerate() {
+            let kind = CapabilityKind::of(name).unwrap();
+            assert_eq!(CapabilityKind::reserved(i), Some(kind), "{name}");
+            assert_eq!(kind.reserved_index(), Some(i));
+            assert_eq!(kind.reserved_name(), Some(*name));
+        }
+        assert_eq!(CapabilityKind::reserved(RESERVED_CAPABILITIES.len()), None);
+        assert_eq!(CapabilityKind::reserved(usize::MAX), None);
+        assert_eq!(CapabilityKind::Vendor.reserved_index(), None);
+        assert_eq!(CapabilityKind::Vendor.reserved_name(), None);
     }
 }

@@ -9,10 +9,10 @@ use crate::budget::{
     Decimal, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS, checked_add, checked_sub, parse_amount,
 };
 use crate::canonical::canonicalize_for;
-use crate::capability::CapabilityKind;
+use crate::capability::{CapabilityKind, RESERVED_CAPABILITIES};
 use crate::error::{Error, ErrorCode, Result};
 use crate::expiry::{Clock, LeaseConstraints, Timestamp};
-use crate::lease::Lease;
+use crate::lease::{Entry, Lease};
 use crate::subset::{budget_violation, check_expiry, check_patterns};
 use serde::Serialize;
 use std::borrow::Cow;
@@ -212,8 +212,42 @@ impl LeaseGuard {
     pub fn authorize_cow<'t>(&self, capability: &str, target: &'t str) -> Result<Cow<'t, str>> {
         self.gate()?;
         let kind = CapabilityKind::of(capability)?;
+        let entry = match kind.reserved_index() {
+            Some(index) => self.inner.lease.reserved_entry(index),
+            None => self.inner.lease.entry(capability),
+        };
+        self.authorize_entry(kind, capability, entry, target)
+    }
+
+    /// As [`LeaseGuard::authorize_cow`] for a reserved capability given by kind (bindings get
+    /// it from [`CapabilityKind::reserved`]): the same checks and answers, without looking
+    /// the name up. [`CapabilityKind::Vendor`] has no single name: `INVALID_REQUEST`.
+    pub fn authorize_kind_cow<'t>(
+        &self,
+        kind: CapabilityKind,
+        target: &'t str,
+    ) -> Result<Cow<'t, str>> {
+        self.gate()?;
+        let Some(index) = kind.reserved_index() else {
+            return Err(Error::invalid(
+                "a vendor capability is authorized by its name, not by its kind",
+            ));
+        };
+        let entry = self.inner.lease.reserved_entry(index);
+        self.authorize_entry(kind, RESERVED_CAPABILITIES[index], entry, target)
+    }
+
+    /// Canonicalizes `target` for `kind` and matches it against `entry`, the lease's entry
+    /// for `capability` (after the gate).
+    fn authorize_entry<'t>(
+        &self,
+        kind: CapabilityKind,
+        capability: &str,
+        entry: Option<&Entry>,
+        target: &'t str,
+    ) -> Result<Cow<'t, str>> {
         let canonical = canonicalize_for(kind, target)?;
-        let Some(entry) = self.inner.lease.entry(capability) else {
+        let Some(entry) = entry else {
             if kind == CapabilityKind::ModelUse && self.inner.opts.allow_any_model {
                 return Ok(canonical);
             }
@@ -237,7 +271,7 @@ impl LeaseGuard {
 
     /// `authorize_cow("model.use", model_id)`: `Cow::Borrowed` when the id is returned as given.
     pub fn authorize_model_cow<'t>(&self, model_id: &'t str) -> Result<Cow<'t, str>> {
-        self.authorize_cow("model.use", model_id)
+        self.authorize_kind_cow(CapabilityKind::ModelUse, model_id)
     }
 
     /// Expiry then budget (the gate every gated operation passes first).

@@ -1,7 +1,7 @@
 //! Leases (SEMANTICS 1-2): capability name -> patterns, validated and compiled once.
 
 use crate::budget::{Decimal, sum_budget_entries};
-use crate::capability::CapabilityKind;
+use crate::capability::{CapabilityKind, RESERVED_CAPABILITIES};
 use crate::error::{Error, Result};
 use crate::pattern::{Pattern, set::PatternSet};
 use serde::de::{MapAccess, Visitor};
@@ -24,7 +24,10 @@ pub struct Lease {
 }
 
 struct Inner {
-    caps: BTreeMap<String, Entry>,
+    caps: BTreeMap<String, Arc<Entry>>,
+    /// The entries of the reserved capabilities again, by their index in
+    /// `RESERVED_CAPABILITIES` (the guard's hot path skips the name lookup).
+    reserved: [Option<Arc<Entry>>; 7],
     budget: BTreeMap<String, Decimal>,
 }
 
@@ -56,7 +59,7 @@ impl Lease {
         let mut caps = BTreeMap::new();
         for (k, v) in m {
             let entry = Entry::build(&k, v)?;
-            caps.insert(k, entry);
+            caps.insert(k, Arc::new(entry));
         }
         Lease::finish(caps)
     }
@@ -88,20 +91,25 @@ impl Lease {
                 }
             }
             let entry = Entry::build(&k, strings)?;
-            if caps.insert(k.clone(), entry).is_some() {
+            if caps.insert(k.clone(), Arc::new(entry)).is_some() {
                 return Err(Error::invalid(format!("duplicate capability {k:?}")));
             }
         }
         Lease::finish(caps)
     }
 
-    fn finish(caps: BTreeMap<String, Entry>) -> Result<Lease> {
+    fn finish(caps: BTreeMap<String, Arc<Entry>>) -> Result<Lease> {
         let budget = match caps.get("cost.budget") {
             Some(e) => sum_budget_entries(&e.stored)?,
             None => BTreeMap::new(),
         };
+        let reserved = RESERVED_CAPABILITIES.map(|name| caps.get(name).cloned());
         Ok(Lease {
-            inner: Arc::new(Inner { caps, budget }),
+            inner: Arc::new(Inner {
+                caps,
+                reserved,
+                budget,
+            }),
         })
     }
 
@@ -126,11 +134,16 @@ impl Lease {
     }
 
     pub(crate) fn entry(&self, capability: &str) -> Option<&Entry> {
-        self.inner.caps.get(capability)
+        self.inner.caps.get(capability).map(|e| &**e)
+    }
+
+    /// The entry of the reserved capability `RESERVED_CAPABILITIES[index]`.
+    pub(crate) fn reserved_entry(&self, index: usize) -> Option<&Entry> {
+        self.inner.reserved.get(index)?.as_deref()
     }
 
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, &Entry)> {
-        self.inner.caps.iter().map(|(k, v)| (k.as_str(), v))
+        self.inner.caps.iter().map(|(k, v)| (k.as_str(), &**v))
     }
 
     /// As a map of capability -> stored strings.

@@ -252,3 +252,62 @@ fn authorize_cow_borrows_only_when_the_target_is_already_canonical() {
         ErrorCode::PermissionDenied
     );
 }
+
+#[test]
+fn authorize_kind_cow_answers_like_authorize_cow_by_name() {
+    let lease = r#"{"fs.read": ["/data/**"], "fs.write": ["/out/*"], "net.fetch": ["https://a.example/**"],
+        "tool.call": ["search.*"], "agent.delegate": ["helper"], "model.use": ["gpt-*"],
+        "cost.budget": ["USD:1"], "x-vendor.acme.cap": ["q"]}"#;
+    let targets = [
+        "/data/y",
+        "/data/x/../y",
+        "/out/a",
+        "/out/a/b",
+        "relative",
+        "https://a.example/p",
+        "HTTPS://A.example:443/p",
+        "search.web",
+        "helper",
+        "gpt-4",
+        "claude",
+        "USD:1",
+        "",
+        "/data/\u{7f}",
+    ];
+    for allow_any_model in [false, true] {
+        let (g, _) = guard(lease, None);
+        let empty = LeaseGuard::with_options(
+            Lease::from_json("{}").unwrap(),
+            LeaseConstraints::none(),
+            Arc::new(crate::expiry::SystemClock),
+            GuardOptions {
+                grace_millis: 0,
+                allow_any_model,
+            },
+        );
+        for g in [&g, &empty] {
+            for (index, name) in RESERVED_CAPABILITIES.iter().enumerate() {
+                let kind = CapabilityKind::reserved(index).unwrap();
+                for target in targets {
+                    let by_kind = g.authorize_kind_cow(kind, target);
+                    let by_name = g.authorize_cow(name, target);
+                    match (&by_kind, &by_name) {
+                        (Ok(a), Ok(b)) => assert_eq!(a, b, "{name} {target:?}"),
+                        (Err(a), Err(b)) => {
+                            assert_eq!(a.to_json(), b.to_json(), "{name} {target:?}")
+                        }
+                        _ => panic!("{name} {target:?}: {by_kind:?} vs {by_name:?}"),
+                    }
+                }
+            }
+        }
+    }
+    let (g, _) = guard(lease, None);
+    assert_eq!(g.authorize_cow("x-vendor.acme.cap", "q").unwrap(), "q");
+    assert_eq!(
+        g.authorize_kind_cow(CapabilityKind::Vendor, "q")
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidRequest
+    );
+}

@@ -4,6 +4,7 @@
 //! tried. Cost grows with the target's length, not with the number of patterns.
 
 use super::Pattern;
+use crate::canonical::short_word;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -14,7 +15,38 @@ const LINEAR_LIMIT: usize = 16;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PatternSet {
     patterns: Vec<Pattern>,
+    /// For the linear scan: the head of each pattern's literal prefix, side by side, so the
+    /// scan reads one small array instead of chasing every pattern's text.
+    heads: Vec<Head>,
     index: Option<Index>,
+}
+
+/// The first (up to) 8 bytes of a pattern's literal prefix, as a little-endian word, and the
+/// mask of those bytes: a target whose first 8 bytes differ under the mask cannot match.
+#[derive(Clone, Copy, Debug, Default)]
+struct Head {
+    word: u64,
+    mask: u64,
+}
+
+impl Head {
+    fn of(pattern: &Pattern) -> Head {
+        let prefix = pattern.prefix();
+        let n = prefix.len().min(8);
+        Head {
+            word: leading_word(&prefix[..n]),
+            mask: if n == 0 { 0 } else { u64::MAX >> (64 - 8 * n) },
+        }
+    }
+}
+
+/// The first 8 bytes of `b` as a little-endian word, zero past its end. A target shorter than
+/// a head's bytes never passes it: pattern text holds no NUL byte.
+fn leading_word(b: &[u8]) -> u64 {
+    match b.first_chunk::<8>() {
+        Some(w) => u64::from_le_bytes(*w),
+        None => short_word(b),
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -37,7 +69,15 @@ struct Node {
 impl PatternSet {
     pub(crate) fn new(patterns: Vec<Pattern>) -> PatternSet {
         let index = (patterns.len() > LINEAR_LIMIT).then(|| Index::build(&patterns));
-        PatternSet { patterns, index }
+        let heads = match index {
+            None => patterns.iter().map(Head::of).collect(),
+            Some(_) => Vec::new(),
+        };
+        PatternSet {
+            patterns,
+            heads,
+            index,
+        }
     }
 
     pub(crate) fn patterns(&self) -> &[Pattern] {
@@ -48,7 +88,13 @@ impl PatternSet {
     #[inline]
     pub(crate) fn matches(&self, target: &str) -> bool {
         match &self.index {
-            None => self.patterns.iter().any(|p| p.matches(target)),
+            None => {
+                let head = leading_word(target.as_bytes());
+                self.heads
+                    .iter()
+                    .zip(&self.patterns)
+                    .any(|(h, p)| (head ^ h.word) & h.mask == 0 && p.matches(target))
+            }
             Some(ix) => ix.matches(&self.patterns, target),
         }
     }

@@ -188,6 +188,62 @@ fn index_agrees_with_linear_scan() {
 }
 
 #[test]
+fn linear_scan_heads_never_skip_a_match() {
+    // Small sets (the scan with 8-byte heads): prefixes of 0 to 12 bytes against targets
+    // shorter, equal and longer than them; the set must answer like trying every pattern.
+    let pool = [
+        "*",
+        "**",
+        "/",
+        "/a",
+        "/a*",
+        "/ab/**",
+        "/abcdefg",
+        "/abcdefgh",
+        "/abcdefgh*",
+        "/abcdefghij/*.c",
+        "/abcdefgh/**",
+        "/b**",
+        "**/x",
+        "/abcdefg*h",
+    ];
+    let targets = [
+        "/",
+        "/a",
+        "/ab",
+        "/ab/x",
+        "/abcdefg",
+        "/abcdefgh",
+        "/abcdefghi",
+        "/abcdefghij/q.c",
+        "/abcdefgh/z",
+        "/b",
+        "/bzz/y",
+        "/x",
+        "/q/x",
+        "/abcdefgXh",
+        "/abcdefgh/",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..400 {
+        let mut chosen = Vec::new();
+        for p in pool {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            if seed % 3 == 0 {
+                chosen.push(Pattern::compile(K::FsRead, p).unwrap());
+            }
+        }
+        let set = set::PatternSet::new(chosen.clone());
+        for t in targets {
+            let want = chosen.iter().any(|p| p.matches(t));
+            assert_eq!(set.matches(t), want, "{t} against {chosen:?}");
+        }
+    }
+}
+
+#[test]
 fn mixed_separator_globstar_runs_keep_outer_separators() {
     assert!(m(K::ToolCall, "a.**/**.b", "a.b"));
     assert!(m(K::ToolCall, "a.**/**.b", "a.x/y.b"));
