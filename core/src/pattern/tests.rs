@@ -231,7 +231,7 @@ fn linear_scan_heads_never_skip_a_match() {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            if seed % 3 == 0 {
+            if seed.is_multiple_of(3) {
                 chosen.push(Pattern::compile(K::FsRead, p).unwrap());
             }
         }
