@@ -142,23 +142,41 @@ function wrapClass(NativeClass) {
 const NativeLeaseGuard = native.LeaseGuard
 const LeaseGuard = wrapClass(NativeLeaseGuard)
 const CompiledLease = wrapClass(native.CompiledLease)
-// The hot path: authorize/authorizeModel call the guard's own plain Node-API function
-// (src/fast.rs), fetched once and kept under a symbol; napi-rs's generic method call costs
-// several times the check itself. Same core call, same errors.
-const AUTHORIZER = Symbol('leasekit.authorizer')
-// A reserved capability crosses as its index in the core's list (a number is cheaper to
-// pass than a string); any other value crosses as given, a number as its text (so it can
-// never be mistaken for an index: it is then an invalid capability name).
+// The hot path: authorize/authorizeModel call one plain Node-API function (src/fast.rs) for
+// every guard; napi-rs's generic method call costs several times the check itself, and one
+// function keeps this call site monomorphic however many guards there are. Its first
+// argument is a number: the guard's key (its handle in this thread's registry, times 8,
+// fetched once and kept under a symbol) plus the capability, the index of a reserved one or
+// NAMED when the name follows as the third argument. Same core call, same errors.
+const KEY = Symbol('leasekit.key')
+const fastAuthorize = native.__fastAuthorize()
 const RESERVED = new Map(native.__reservedCapabilities().map((name, index) => [name, index]))
-const capabilityArg = (capability) =>
-  RESERVED.get(capability) ?? (typeof capability === 'number' ? String(capability) : capability)
-const fastAuthorizer = NativeLeaseGuard.prototype.__fastAuthorizer
-delete NativeLeaseGuard.prototype.__fastAuthorizer
+const NAMED = RESERVED.size
+const MODEL_USE = RESERVED.get('model.use')
+// The capability as it crosses: a reserved name as its index; any other value as given, a
+// number as its text (so it can never be mistaken for an index: it is then an invalid
+// capability name). The last one converted is kept: a caller nearly always asks for the
+// same capability again, and `===` on the same string is cheaper than a Map lookup.
+let lastCapability = 'fs.read'
+let lastArg = RESERVED.get('fs.read')
+function capabilityArg(capability) {
+  if (capability === lastCapability) return lastArg
+  const arg = RESERVED.get(capability) ?? (typeof capability === 'number' ? String(capability) : capability)
+  lastCapability = capability
+  lastArg = arg
+  return arg
+}
+const fastKey = NativeLeaseGuard.prototype.__fastKey
+delete NativeLeaseGuard.prototype.__fastKey
 Object.defineProperty(NativeLeaseGuard.prototype, 'authorize', {
   ...Object.getOwnPropertyDescriptor(NativeLeaseGuard.prototype, 'authorize'),
   value: function authorize(capability, target) {
     try {
-      return (this[AUTHORIZER] ?? authorizerOf(this))(capabilityArg(capability), target)
+      const key = this[KEY] ?? keyOf(this)
+      const arg = capabilityArg(capability)
+      return typeof arg === 'number'
+        ? fastAuthorize(key + arg, target)
+        : fastAuthorize(key + NAMED, target, arg)
     } catch (err) {
       throw rethrow(err, authorize)
     }
@@ -168,19 +186,18 @@ Object.defineProperty(NativeLeaseGuard.prototype, 'authorizeModel', {
   ...Object.getOwnPropertyDescriptor(NativeLeaseGuard.prototype, 'authorizeModel'),
   value: function authorizeModel(modelId) {
     try {
-      // One argument: the authorizer calls the core's authorize_model.
-      return (this[AUTHORIZER] ?? authorizerOf(this))(modelId)
+      return fastAuthorize((this[KEY] ?? keyOf(this)) + MODEL_USE, modelId)
     } catch (err) {
       throw rethrow(err, authorizeModel)
     }
   },
 })
 
-/** The fast-path function of `guard` (created on first use; throws for a non-guard). */
-function authorizerOf(guard) {
-  const authorizer = fastAuthorizer.call(guard)
-  Object.defineProperty(guard, AUTHORIZER, { value: authorizer })
-  return authorizer
+/** The fast-path key of `guard` (registered on first use; throws for a non-guard). */
+function keyOf(guard) {
+  const key = fastKey.call(guard)
+  Object.defineProperty(guard, KEY, { value: key })
+  return key
 }
 
 const api = {}

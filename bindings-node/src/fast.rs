@@ -4,29 +4,35 @@
 //! Why not `#[napi]`: napi-rs 3.16 opens a native-borrow scope (a mutex-guarded registry,
 //! several allocations) and checks class identity on every call, which cost ~600 ns of the
 //! ~800 ns an authorize took. These callbacks do only conversions: read two strings into
-//! buffers the guard reuses, call core's `LeaseGuard::authorize_cow`, and hand back the
+//! buffers the guard reuses, call core's `LeaseGuard::authorize_kind_cow` (a reserved
+//! capability, passed by index) or `authorize_cow` (a vendor name), and hand back the
 //! caller's own string when core borrowed it (a new string only when canonicalization
 //! changed it). A lone surrogate is refused (`INVALID_REQUEST`), never replaced.
 //!
-//! Each guard gets its own native function (`__fastAuthorizer`, fetched once by `index.js` and
-//! kept under a symbol) whose Node-API `data` pointer owns a clone of the core guard and of
-//! its JavaScript clock, released by the function's finalizer. So a call needs no handle
-//! argument and no type check: the data comes with the function, and nothing outside this
-//! file can make such a function. Errors are thrown as a plain `{code, message}` (see
-//! [`throw`]) that `index.js` converts like every other native error, and panics are caught.
+//! One native function serves every guard of a JavaScript thread (`__fastAuthorize`, created
+//! once by `index.js`). Its first argument is the guard's handle, a number naming a clone of
+//! the core guard and of its JavaScript clock in this thread's registry (`registry.rs`);
+//! `index.js` asks for it once per guard (`__fastHandle`) and keeps it under a symbol. A
+//! number that names no live guard is refused. Errors are thrown as a plain `{code, message}`
+//! (see [`throw`]) that `index.js` converts like every other native error, and panics are
+//! caught.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
+use std::rc::Rc;
 use std::sync::Arc;
 
-use leasekit::{Error, ErrorCode};
+use leasekit::{CapabilityKind, Error, ErrorCode};
 use napi::Env;
+use napi::bindgen_prelude::Unknown;
 use napi::sys::{self, Status, napi_callback_info, napi_env, napi_value};
+use napi_derive::napi;
 
 use crate::guard::JsClock;
+use crate::registry::Registry;
 
 /// What an authorizer function owns: the core guard (shared with its `LeaseGuard` object)
 /// and its clock.
@@ -62,20 +68,23 @@ fn bad_argument(what: &str, expected: &str) -> Thrown {
     }
 }
 
-/// Creates the authorizer function of `fast` (called by `LeaseGuard.__fastAuthorizer`):
-/// `authorizer(capability, target)`.
-pub(crate) fn create_authorizer(env: napi_env, fast: FastGuard) -> napi::Result<napi_value> {
+/// The shared authorize function of this JavaScript thread, `authorize(handle, capability,
+/// target)` / `authorize(handle, modelId)`, for every guard (see `registry.rs`). `index.js`
+/// creates it once. Internal.
+#[napi(js_name = "__fastAuthorize", skip_typescript)]
+pub fn fast_authorize(env: &Env) -> napi::Result<Unknown<'_>> {
     unsafe extern "C" fn finalize(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {
         // SAFETY: `data` is the Box leaked below, finalized exactly once by Node.
-        drop(unsafe { Box::from_raw(data.cast::<FastGuard>()) });
+        drop(unsafe { Box::from_raw(data.cast::<Rc<Registry>>()) });
     }
-    let data = Box::into_raw(Box::new(fast)).cast::<c_void>();
+    let raw = env.raw();
+    let data = Box::into_raw(Box::new(Registry::current())).cast::<c_void>();
     let mut f = ptr::null_mut();
     // SAFETY: plain Node-API calls on the current env; the box is reclaimed if the function
     // cannot take ownership of it.
     unsafe {
         let made = sys::napi_create_function(
-            env,
+            raw,
             c"authorize".as_ptr(),
             -1,
             Some(authorize),
@@ -84,7 +93,7 @@ pub(crate) fn create_authorizer(env: napi_env, fast: FastGuard) -> napi::Result<
         ) == Status::napi_ok;
         if !made
             || sys::napi_add_finalizer(
-                env,
+                raw,
                 f,
                 data,
                 Some(finalize),
@@ -92,21 +101,25 @@ pub(crate) fn create_authorizer(env: napi_env, fast: FastGuard) -> napi::Result<
                 ptr::null_mut(),
             ) != Status::napi_ok
         {
-            drop(Box::from_raw(data.cast::<FastGuard>()));
-            return Err(napi::Error::from_reason("cannot create the authorizer"));
+            drop(Box::from_raw(data.cast::<Rc<Registry>>()));
+            return Err(napi::Error::from_reason(
+                "cannot create the authorize function",
+            ));
         }
+        // SAFETY: `f` is a live value created on this env during this call.
+        Ok(Unknown::from_raw_unchecked(raw, f))
     }
-    Ok(f)
 }
 
-/// `authorizer(capability, target)` or `authorizer(modelId)`: the canonical text, or the
-/// caller's own string.
+/// `authorize(key, target)` or `authorize(key, target, capability)`: the canonical text, or
+/// the caller's own string. `key` is the guard's handle times 8 plus the capability: the
+/// index of a reserved one, or 7 (`NAMED`) when its name is the third argument.
 unsafe extern "C" fn authorize(env: napi_env, info: napi_callback_info) -> napi_value {
-    let mut argv = [ptr::null_mut(); 2];
-    let mut argc = 2;
+    let mut argv = [ptr::null_mut(); 3];
+    let mut argc = 3;
     let mut data = ptr::null_mut();
-    // SAFETY: called by Node with a valid env and callback info; argv has room for two values
-    // (missing arguments read as undefined).
+    // SAFETY: called by Node with a valid env and callback info; argv has room for three
+    // values (missing arguments read as undefined).
     let status = unsafe {
         sys::napi_get_cb_info(
             env,
@@ -120,31 +133,51 @@ unsafe extern "C" fn authorize(env: napi_env, info: napi_callback_info) -> napi_
     if status != Status::napi_ok || data.is_null() {
         return throw(env, bad_argument("arguments", "readable"));
     }
-    // SAFETY: `data` is the FastGuard this function owns (see `create_authorizer`); it lives
-    // as long as the function, which is running.
-    let fast = unsafe { &*data.cast::<FastGuard>() };
-    // `index.js` calls `authorizer(capability, target)` for `authorize` and
-    // `authorizer(modelId)` for `authorizeModel`.
-    let model = argc == 1;
+    // SAFETY: `data` is the registry this function owns (see `fast_authorize`); it lives as
+    // long as the function, which is running.
+    let registry = unsafe { &*data.cast::<Rc<Registry>>() };
+    let mut number = f64::NAN;
+    // SAFETY: a plain Node-API query on a value of this call (a non-number fails and leaves
+    // NaN). Read as a double, so that a fraction, NaN or an infinity is refused instead of
+    // truncated to some other key.
+    unsafe { sys::napi_get_value_double(env, argv[0], &mut number) };
+    let Some((key, fast)) =
+        key_of(number).and_then(|key| Some((key, registry.get(key >> KEY_SHIFT)?)))
+    else {
+        return throw(env, bad_argument("this", "a LeaseGuard"));
+    };
+    let capability = CapabilityKind::reserved((key & KEY_MASK) as usize);
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: the env and values come from this very call.
-        unsafe { authorize_args(env, fast, &argv, model) }
+        unsafe { authorize_args(env, &fast, capability, argv[1], argv[2]) }
     }));
     match outcome {
         Ok(Ok(Some(value))) => value,
-        Ok(Ok(None)) => argv[usize::from(!model)], // already canonical: the caller's own string
+        Ok(Ok(None)) => argv[1], // already canonical: the caller's own string
         Ok(Err(thrown)) => throw(env, thrown),
         Err(payload) => throw(env, Error::internal_from_panic(&*payload).into()),
     }
 }
 
-/// Reads the arguments, runs the core, and returns `None` when the target is returned as
-/// given, or the new canonical string.
+/// A key is a handle shifted left by this many bits, plus the capability.
+pub(crate) const KEY_SHIFT: u32 = 3;
+const KEY_MASK: u64 = (1 << KEY_SHIFT) - 1;
+
+/// The key a JavaScript number stands for: a whole number in 0..2^53, else `None`.
+fn key_of(number: f64) -> Option<u64> {
+    const LIMIT: f64 = 9_007_199_254_740_992.0; // 2^53
+    ((0.0..LIMIT).contains(&number) && number.fract() == 0.0).then_some(number as u64)
+}
+const _: () = assert!(leasekit::RESERVED_CAPABILITIES.len() < 1 << KEY_SHIFT);
+
+/// Reads the target (and the capability name, unless `reserved` gives it), runs the core,
+/// and returns `None` when the target is returned as given, or the new canonical string.
 unsafe fn authorize_args(
     env: napi_env,
     fast: &FastGuard,
-    argv: &[napi_value; 2],
-    model: bool,
+    reserved: Option<CapabilityKind>,
+    target: napi_value,
+    name: napi_value,
 ) -> Result<Option<napi_value>, Thrown> {
     let mut fresh = Scratch::default();
     let mut held = fast.scratch.try_borrow_mut();
@@ -155,26 +188,21 @@ unsafe fn authorize_args(
     let Scratch {
         units,
         capability,
-        target,
+        target: text,
     } = scratch;
     let result = (|| {
-        if model {
-            // SAFETY: argv holds values of this call.
-            let id = unsafe { read_str(env, argv[0], units, target) }
-                .map_err(|why| not_text("modelId", why))?;
-            return run_core(env, fast, None, id);
-        }
-        // SAFETY: as above.
-        let cap = match unsafe { reserved_capability(env, argv[0]) }? {
-            Some(name) => name,
-            // SAFETY: as above.
-            None => unsafe { read_str(env, argv[0], units, capability) }
-                .map_err(|why| not_text("capability", why))?,
+        let cap = match reserved {
+            Some(kind) => Capability::Kind(kind),
+            // SAFETY: a value of this call.
+            None => Capability::Name(
+                unsafe { read_str(env, name, units, capability) }
+                    .map_err(|why| not_text("capability", why))?,
+            ),
         };
         // SAFETY: as above.
-        let target = unsafe { read_str(env, argv[1], units, target) }
-            .map_err(|why| not_text("target", why))?;
-        run_core(env, fast, Some(cap), target)
+        let target =
+            unsafe { read_str(env, target, units, text) }.map_err(|why| not_text("target", why))?;
+        run_core(env, fast, cap, target)
     })();
     if units.capacity() > KEEP_UNITS {
         *scratch = Scratch::default(); // do not pin one huge target's buffers
@@ -196,49 +224,31 @@ pub(crate) struct Scratch {
     target: Vec<u8>,
 }
 
-/// Ticks the clock, runs core (`None`: the model call), and builds the answer (see
-/// [`authorize_args`]).
+/// The capability of a call: a reserved one (passed by index, and `authorizeModel`), or a
+/// name read from the caller's string.
+enum Capability<'a> {
+    Kind(CapabilityKind),
+    Name(&'a str),
+}
+
+/// Ticks the clock, runs core, and builds the answer (see [`authorize_args`]).
 fn run_core(
     env: napi_env,
     fast: &FastGuard,
-    capability: Option<&str>,
+    capability: Capability<'_>,
     target: &str,
 ) -> Result<Option<napi_value>, Thrown> {
     if let Some(clock) = &fast.clock {
         clock.refresh(&Env::from_raw(env))?;
     }
     let canonical = match capability {
-        Some(capability) => fast.guard.authorize_cow(capability, target)?,
-        None => fast.guard.authorize_model_cow(target)?,
+        Capability::Kind(kind) => fast.guard.authorize_kind_cow(kind, target)?,
+        Capability::Name(name) => fast.guard.authorize_cow(name, target)?,
     };
     match canonical {
         Cow::Borrowed(_) => Ok(None),
         Cow::Owned(text) => new_string(env, &text).map(Some),
     }
-}
-
-/// A reserved capability passed by `index.js` as its index in `RESERVED_CAPABILITIES` (a
-/// number; a name arrives as a string and gives `None`).
-unsafe fn reserved_capability(
-    env: napi_env,
-    value: napi_value,
-) -> Result<Option<&'static str>, Thrown> {
-    let mut kind = sys::ValueType::napi_undefined;
-    // SAFETY: plain Node-API queries on a value of this call.
-    unsafe {
-        if sys::napi_typeof(env, value, &mut kind) != Status::napi_ok
-            || kind != sys::ValueType::napi_number
-        {
-            return Ok(None);
-        }
-        let mut index = 0u32;
-        if sys::napi_get_value_uint32(env, value, &mut index) == Status::napi_ok
-            && let Some(name) = leasekit::RESERVED_CAPABILITIES.get(index as usize)
-        {
-            return Ok(Some(name));
-        }
-    }
-    Err(bad_argument("capability", "a string"))
 }
 
 /// What reading a JavaScript string can find besides text.

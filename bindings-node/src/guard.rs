@@ -4,6 +4,8 @@
 //! holds a core `ManualClock` and sets it from the JavaScript clock (called synchronously,
 //! on the JavaScript thread) right before each time-gated operation.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp};
@@ -12,14 +14,15 @@ use napi::bindgen_prelude::{Either3, Function, FunctionRef, Object, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::boundary::{Result, run, to_js_error};
+use crate::boundary::{Result, run};
 use crate::compiled::{LeaseArg, lease_arg};
 use crate::convert::{
     AmountInput, JsMetric, amount_from_js, bad_input, bigint_text, constraints_from_js,
     decimal_map_to_js, metrics_to_js, time_from_js,
 };
 use crate::expiry::is_nullish;
-use crate::fast::{FastGuard, create_authorizer};
+use crate::fast::{FastGuard, KEY_SHIFT};
+use crate::registry::{Handle, Registry};
 
 /// A JavaScript clock function and the core clock it drives.
 pub(crate) struct JsClock {
@@ -53,6 +56,16 @@ impl JsClock {
 pub struct LeaseGuard {
     inner: leasekit::LeaseGuard,
     clock: Option<Arc<JsClock>>,
+    /// The registry slot of the authorize fast path, once `index.js` asked for it.
+    fast: RefCell<Option<(Rc<Registry>, Handle)>>,
+}
+
+impl Drop for LeaseGuard {
+    fn drop(&mut self) {
+        if let Some((registry, handle)) = self.fast.get_mut().take() {
+            registry.remove(handle);
+        }
+    }
 }
 
 /// Guard settings read from the `options` object.
@@ -141,6 +154,7 @@ impl LeaseGuard {
                     settings.options,
                 ),
                 clock: settings.clock,
+                fast: RefCell::default(),
             })
         })
     }
@@ -242,6 +256,7 @@ impl LeaseGuard {
             Ok(LeaseGuard {
                 inner: self.inner.delegate(child, constraints)?,
                 clock: self.clock.clone(),
+                fast: RefCell::default(),
             })
         })
     }
@@ -253,19 +268,32 @@ impl LeaseGuard {
         run(|| Ok(metrics_to_js(self.inner.close())))
     }
 
-    /// This guard's authorizer, the function `index.js` calls for `authorize` (see
-    /// `fast.rs`): it owns a clone of the core guard and of the clock. Internal.
-    #[napi(js_name = "__fastAuthorizer", skip_typescript)]
-    pub fn fast_authorizer(&self, env: Env) -> Result<Unknown<'_>> {
-        let fast = FastGuard {
-            guard: self.inner.clone(),
-            clock: self.clock.clone(),
-            scratch: Default::default(),
-        };
-        let raw = create_authorizer(env.raw(), fast)
-            .map_err(|e| to_js_error(&Error::new(leasekit::ErrorCode::InternalError, e.reason)))?;
-        // SAFETY: `raw` is a live value created on this env during this call.
-        Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), raw) })
+    /// This guard's key for the shared authorize function (its handle times 8, see `fast.rs`
+    /// and `registry.rs`), registered on first use and released when the guard is
+    /// collected. Internal.
+    #[napi(js_name = "__fastKey", skip_typescript)]
+    pub fn fast_key(&self) -> Result<i64> {
+        run(|| {
+            let mut fast = self.fast.borrow_mut();
+            if let Some((_, handle)) = &*fast {
+                return Ok((*handle << KEY_SHIFT) as i64);
+            }
+            let registry = Registry::current();
+            let handle = registry
+                .insert(FastGuard {
+                    guard: self.inner.clone(),
+                    clock: self.clock.clone(),
+                    scratch: Default::default(),
+                })
+                .ok_or_else(|| {
+                    Error::new(
+                        leasekit::ErrorCode::InternalError,
+                        "too many live guards on this thread",
+                    )
+                })?;
+            *fast = Some((registry, handle));
+            Ok((handle << KEY_SHIFT) as i64)
+        })
     }
 
     /// Whether `close()` has been called.

@@ -171,9 +171,9 @@ test('authorize fast path: conversions, refusals and misuse', () => {
   // Called on something that is not a guard: a LeaseError, never a crash.
   assert.throws(() => lk.LeaseGuard.prototype.authorize.call({}, 'tool.call', 'web.x'), lk.LeaseError)
   assert.throws(() => lk.LeaseGuard.prototype.authorizeModel.call(null, 'm'), lk.LeaseError)
-  // The per-guard native function is internal: not on the prototype, not enumerable.
+  // The fast-path key is internal: not on the prototype, not enumerable.
   const native = createRequire(import.meta.url)('../native.js')
-  assert.equal(native.LeaseGuard.prototype.__fastAuthorizer, undefined)
+  assert.equal(native.LeaseGuard.prototype.__fastKey, undefined)
   assert.deepEqual(Object.keys(guard), [])
   // Denials keep their class and details.
   try {
