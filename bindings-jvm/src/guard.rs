@@ -14,7 +14,10 @@ use jni::EnvUnowned;
 use jni::jni_mangle;
 use jni::objects::{JClass, JString};
 use jni::sys::jstring;
-use leasekit::{Clock, GuardOptions, LeaseGuard, RESERVED_CAPABILITIES, SystemClock, parse_amount};
+use leasekit::{
+    CapabilityKind, Clock, GuardOptions, LeaseGuard, RESERVED_CAPABILITIES, SystemClock,
+    parse_amount,
+};
 
 use crate::clock::{CallerClock, with_optional_now};
 use crate::convert::{
@@ -83,6 +86,12 @@ pub fn reserved_capabilities<'local>(
     })
 }
 
+/// The capability of an authorize call: reserved (passed as its code) or read by name.
+enum Capability<'a> {
+    Reserved(CapabilityKind),
+    Named(&'a str),
+}
+
 /// `Native.guardAuthorize(handle, epochSecond, nano, capability, capabilityCode,
 /// capabilityLength, target, targetLength)`: `null` when `target` is already canonical (Java
 /// then returns the caller's own string), else the canonical target; or the exception of the
@@ -109,7 +118,7 @@ pub fn guard_authorize<'local>(
         let (mut cap_buf, mut target_buf) = (TextBuf::new(), TextBuf::new());
         let capability = if capability_code == -1 {
             // SAFETY: `env` is this call's JNIEnv, `capability` its argument of this length.
-            unsafe {
+            let name = unsafe {
                 text::read(
                     env,
                     &capability,
@@ -117,17 +126,22 @@ pub fn guard_authorize<'local>(
                     "capability",
                     &mut cap_buf,
                 )?
-            }
-            .text
+            };
+            Capability::Named(name.text)
         } else {
             usize::try_from(capability_code)
                 .ok()
-                .and_then(|i| RESERVED_CAPABILITIES.get(i))
+                .and_then(CapabilityKind::reserved)
+                .map(Capability::Reserved)
                 .ok_or_else(|| invalid(format!("unknown capability code {capability_code}")))?
         };
         // SAFETY: as above, for `target`.
         let target = unsafe { text::read(env, &target, target_length, "target", &mut target_buf)? };
-        let canonical = with_optional_now(now, || guard.authorize_cow(capability, target.text))?;
+        // A reserved capability by kind (no name lookup), any other by name.
+        let canonical = with_optional_now(now, || match capability {
+            Capability::Reserved(kind) => guard.authorize_kind_cow(kind, target.text),
+            Capability::Named(name) => guard.authorize_cow(name, target.text),
+        })?;
         // SAFETY: as above; no exception is pending after the reads.
         unsafe { canonical_result(env, &target, canonical) }
     })
