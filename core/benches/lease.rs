@@ -48,10 +48,9 @@ fn authorize_hit_last(b: Bencher, n: usize) {
     b.bench(|| g.authorize(black_box("net.fetch"), black_box(&t)).unwrap());
 }
 
-/// `authorize_cow` (the call the bindings make) on a 10-pattern `fs.read` lease shaped like
-/// bench/inputs.py's, the target matching the last pattern.
-#[divan::bench]
-fn authorize_cow_path_10(b: Bencher) {
+/// A guard over a 10-pattern `fs.read` lease shaped like bench/inputs.py's; its target
+/// `/srv/t9/reports/q3.csv` matches the last pattern.
+fn path_guard_10() -> LeaseGuard {
     let patterns: Vec<String> = (0..10)
         .map(|i| match i % 3 {
             0 => format!("/srv/t{i}/reports/*.csv"),
@@ -60,10 +59,30 @@ fn authorize_cow_path_10(b: Bencher) {
         })
         .collect();
     let lease = Lease::from_value(&serde_json::json!({ "fs.read": patterns })).unwrap();
-    let g = LeaseGuard::new(lease, LeaseConstraints::none(), Arc::new(SystemClock));
+    LeaseGuard::new(lease, LeaseConstraints::none(), Arc::new(SystemClock))
+}
+
+/// `authorize_cow` by name (the Python and C bindings' call) on [`path_guard_10`].
+#[divan::bench]
+fn authorize_cow_path_10(b: Bencher) {
+    let g = path_guard_10();
     b.bench(|| {
         g.authorize_cow(black_box("fs.read"), black_box("/srv/t9/reports/q3.csv"))
             .unwrap()
+    });
+}
+
+/// `authorize_kind_cow` (the Node and JVM bindings' call for a reserved capability) on
+/// [`path_guard_10`].
+#[divan::bench]
+fn authorize_kind_cow_path_10(b: Bencher) {
+    let g = path_guard_10();
+    b.bench(|| {
+        g.authorize_kind_cow(
+            black_box(CapabilityKind::FsRead),
+            black_box("/srv/t9/reports/q3.csv"),
+        )
+        .unwrap()
     });
 }
 
