@@ -34,8 +34,8 @@ use napi_derive::napi;
 use crate::guard::JsClock;
 use crate::registry::Registry;
 
-/// What an authorizer function owns: the core guard (shared with its `LeaseGuard` object)
-/// and its clock.
+/// What a registry slot holds for one guard: the core guard (shared with its `LeaseGuard`
+/// object) and its clock.
 pub(crate) struct FastGuard {
     pub(crate) guard: leasekit::LeaseGuard,
     pub(crate) clock: Option<Arc<JsClock>>,
@@ -68,9 +68,9 @@ fn bad_argument(what: &str, expected: &str) -> Thrown {
     }
 }
 
-/// The shared authorize function of this JavaScript thread, `authorize(handle, capability,
-/// target)` / `authorize(handle, modelId)`, for every guard (see `registry.rs`). `index.js`
-/// creates it once. Internal.
+/// The shared authorize function of this JavaScript thread, `authorize(key, target)` /
+/// `authorize(key, target, capability)` (see [`authorize`]), for every guard (see
+/// `registry.rs`). `index.js` creates it once. Internal.
 #[napi(js_name = "__fastAuthorize", skip_typescript)]
 pub fn fast_authorize(env: &Env) -> napi::Result<Unknown<'_>> {
     unsafe extern "C" fn finalize(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {

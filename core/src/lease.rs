@@ -27,7 +27,7 @@ struct Inner {
     caps: BTreeMap<String, Arc<Entry>>,
     /// The entries of the reserved capabilities again, by their index in
     /// `RESERVED_CAPABILITIES` (the guard's hot path skips the name lookup).
-    reserved: [Option<Arc<Entry>>; 7],
+    reserved: [Option<Arc<Entry>>; RESERVED_CAPABILITIES.len()],
     budget: BTreeMap<String, Decimal>,
 }
 

@@ -106,8 +106,9 @@ impl Pattern {
             return false;
         }
         let prefix = &self.text.as_bytes()[..p];
-        // Most prefixes of a lease differ early: compare up to 8 bytes inline (one word) before
-        // paying for a `memcmp` call on the rest.
+        // Compare up to 8 bytes inline (one word) before paying for a `memcmp` call on the
+        // rest. A small pattern set has filtered on these bytes already (`set.rs` heads), but
+        // dropping this check measured ~2 ns slower on `authorize_kind_cow_path_10`.
         if p >= 8 && t.first_chunk::<8>() != prefix.first_chunk::<8>() {
             return false;
         }
