@@ -7,7 +7,9 @@
 //! - `net.fetch`: `scheme://authority[path][?query][#fragment]`; scheme and host lower-cased,
 //!   userinfo refused, default ports removed, unreserved percent-escapes decoded, other escapes
 //!   upper-cased (`%2F` stays encoded), dot segments removed (RFC 3986 5.2.4), `//` collapsed,
-//!   fragment dropped, query kept verbatim.
+//!   fragment dropped, query kept verbatim. A host with an empty label and an ambiguous path
+//!   (one some parser or server would read as climbing out of it) are refused, so a canonical
+//!   target is a fixed point of canonicalization.
 //! - everything else: verbatim.
 
 mod bytes;

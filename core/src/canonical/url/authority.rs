@@ -32,6 +32,11 @@ pub(crate) fn canonical_authority(scheme: &str, a: &str) -> Result<String> {
         if h.is_empty() {
             return Err(Error::invalid("empty host"));
         }
+        if h.starts_with('.') || h.ends_with('.') || h.contains("..") {
+            return Err(Error::invalid(format!(
+                "invalid host {h:?}: an empty label (a leading '.', '..', or a second trailing '.')"
+            )));
+        }
         if !h.bytes().all(is_reg_name_byte) {
             return Err(Error::invalid(format!(
                 "invalid host {h:?}: only ASCII letters, digits and -._~!$&'()*+,;= (use punycode for IDNs)"

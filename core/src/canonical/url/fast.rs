@@ -16,9 +16,9 @@ const CANONICAL_HOST: [bool; 256] = {
 };
 
 /// A conservative single-pass check that `t` is already canonical: lower-case scheme and
-/// reg-name host without a trailing dot, no userinfo, a port only when it is not the default
-/// and has no leading zero, a non-empty path without `%`, `//` or dot segments, and no
-/// fragment. `false` just means "take the full path" (`canonical_url`).
+/// reg-name host without an empty label, no userinfo, a port only when it is not the default
+/// and has no leading zero, a non-empty path without `%`, `\`, `//`, dot segments or a
+/// segment starting with `.;` or `..;`, and no fragment. `false` just means "take the full path" (`canonical_url`).
 pub(crate) fn is_canonical_url(t: &str) -> bool {
     let b = t.as_bytes();
     let n = b.len();
@@ -35,10 +35,16 @@ pub(crate) fn is_canonical_url(t: &str) -> bool {
     let scheme = &b[..i];
     i += 3;
     let host_start = i;
+    // Empty labels (a leading or trailing '.', or '..') are refused by the full path.
+    let mut empty_label = false;
+    let mut dot_before = true;
     while i < n && CANONICAL_HOST[b[i] as usize] {
+        let dot = b[i] == b'.';
+        empty_label |= dot & dot_before;
+        dot_before = dot;
         i += 1;
     }
-    if i == host_start || b[i - 1] == b'.' {
+    if i == host_start || empty_label || dot_before {
         return false;
     }
     if i < n && b[i] == b':' {
@@ -86,7 +92,10 @@ pub(crate) fn is_canonical_url(t: &str) -> bool {
                 }
                 seg_start = i + 1;
             }
-            b'%' | b'#' => return false,
+            // '%' and '\' (maybe ambiguous) and the fragment take the full path, as does a
+            // segment starting with ".;" or "..;" (ambiguous).
+            b'%' | b'#' | b'\\' => return false,
+            b';' if matches!(&b[seg_start..i], b"." | b"..") => return false,
             c if c < 0x20 || c == 0x7f => return false,
             _ => {}
         }

@@ -2,6 +2,7 @@
 //! The authority rules live in `authority`, the path rules in `path`, and the one-pass check
 //! that recognizes an already-canonical URL in `fast`.
 
+mod ambiguity;
 mod authority;
 mod fast;
 mod path;
@@ -112,6 +113,14 @@ mod tests {
             "https://[zz]/",
             "https://h\\.evil/",
             "https://./",
+            "https://a..b/",
+            "https://.a/",
+            "j://..",
+            "https://example.com../x",
+            "https://h/v1/\\..\\admin",
+            "https://h/v1/..%2Fadmin",
+            "https://h/v1/%252e%252e/x",
+            "https://h/v1/..;/x",
         ] {
             assert!(canonicalize_target("net.fetch", bad).is_err(), "{bad}");
         }
@@ -169,6 +178,17 @@ mod tests {
         assert!(!is_canonical_url("https://h/a/."));
         assert!(!is_canonical_url("https://h/a\u{1}b"));
         assert!(!is_canonical_url("https://h/a?b\u{7f}"));
+        for t in [
+            "https://a..b/x",
+            "https://.a/x",
+            "https://a./x",
+            "https://h/.;x",
+            "https://h/..;/x",
+            "https://h/a\\b",
+        ] {
+            assert!(!is_canonical_url(t), "{t}");
+        }
+        assert!(is_canonical_url("https://h/a;b/x..;/...;"));
         assert!(canonicalize_target("net.fetch", "https://h/a?b\u{7f}").is_err());
     }
 }

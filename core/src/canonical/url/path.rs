@@ -1,6 +1,7 @@
 //! The path of a `net.fetch` URL (SEMANTICS 5.2): unreserved escapes decoded, others
 //! upper-cased (`%2F` stays encoded), dot segments removed (RFC 3986 5.2.4), `//` collapsed.
 
+use super::ambiguity::ambiguity;
 use crate::error::{Error, Result};
 
 fn is_unreserved(b: u8) -> bool {
@@ -45,6 +46,10 @@ pub(super) fn canonical_url_path(p: &str) -> Result<String> {
     }
     if out.is_empty() {
         out.push('/');
+    }
+    // 5. ambiguous paths are refused.
+    if let Some(why) = ambiguity(&out) {
+        return Err(Error::invalid(format!("ambiguous URL path {out:?}: {why}")));
     }
     Ok(out)
 }
