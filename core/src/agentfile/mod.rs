@@ -26,8 +26,10 @@
 //! and the lockfile cannot carry a secret value. The raw source text is not kept (only its
 //! sha256).
 
+mod arg_context;
 mod args;
 mod ast;
+mod cred;
 mod diagnostics;
 mod directives;
 mod inherit;
@@ -36,6 +38,7 @@ mod lint;
 mod lockfile;
 mod parser;
 mod policy;
+mod values;
 
 use serde::Serialize;
 
