@@ -38,12 +38,13 @@ mod lint;
 mod lockfile;
 mod parser;
 mod policy;
+mod refs;
 mod values;
 
 use serde::Serialize;
 
 pub use ast::{
-    Agentfile, AuditLevel, Block, Cred, Directive, Inject, REDACTED, Span, SyntaxMarker,
+    Agentfile, AuditLevel, Block, Cred, Directive, Inject, Mount, REDACTED, Span, SyntaxMarker,
 };
 pub use diagnostics::{Diagnostic, Severity, codes};
 pub use directives::{DIRECTIVES, DirectiveInfo, Profile, directive_info};
@@ -56,6 +57,7 @@ pub use lockfile::{
 };
 pub use parser::SYNTAX_V01;
 pub use policy::{PolicyDecision, evaluate_policy};
+pub use refs::{is_pinned_reference, unpinned_base};
 
 /// Parser options. The default is strict mode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
