@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rust: fmt check, clippy over the whole workspace (bindings included), and every cargo test
-# of the default members (core, ffi, cli); the bindings are tested by their own toolchains.
+# of the default members (core, bindings/c, cli); the bindings are tested by their own toolchains.
 set -u
 cd "$(dirname "$0")/.."
 status=0
