@@ -53,6 +53,7 @@ pub use lockfile::{
 };
 pub use parser::SYNTAX_V01;
 pub use policy::{PolicyDecision, evaluate_policy};
+pub(crate) use policy::{cedar_string as cedar_literal, policy_sources};
 
 /// Parser options. The default is strict mode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
