@@ -1,0 +1,1591 @@
+#!/usr/bin/env python3
+"""Writes conformance/vectors/governor.json and conformance/vectors/frame_decode.json.
+
+Every expectation was derived by reading /work/shared/SEMANTICS.md section 13 (and, where
+13 says "as LeaseGate", reference/leasegate.md), never by running leasekit. Each vector
+carries a `comment` that starts with the SEMANTICS.md subsection it comes from
+("13.3 step 12: ...").
+
+Deterministic: fixed keys (ECDSA P-256 from fixed scalars, Ed25519 from fixed seeds),
+RFC 6979 deterministic ECDSA, the deterministic id source (lease-N, approval-N, appr-N,
+sub-N) and a manual clock, as API.md defines for the `governor` op.
+
+Usage:
+  python3 conformance/tools/gen_governor_vectors.py               rewrite both files
+  python3 conformance/tools/gen_governor_vectors.py --check        regenerate in memory, exit 1
+                                                                   on any difference from disk
+  python3 conformance/tools/gen_governor_vectors.py --self-check   internal consistency: the
+      signatures verify (or fail) as each vector expects, policy and audit hashes recompute
+      (RFC 8785), frames decode as expected with a reference decoder, ids are unique, every
+      vector cites a 13.x subsection
+  python3 conformance/tools/gen_governor_vectors.py --counts       vectors per subsection
+
+Dependency: the `cryptography` package (>= 44), see conformance/tools/requirements.txt:
+  python3 -m venv target/govvec-venv && target/govvec-venv/bin/pip install -r conformance/tools/requirements.txt
+  target/govvec-venv/bin/python conformance/tools/gen_governor_vectors.py --check
+"""
+import base64
+import hashlib
+import json
+import os
+import re
+import struct
+import sys
+from datetime import datetime, timedelta, timezone
+
+try:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+    from cryptography.hazmat.primitives.asymmetric.utils import (
+        decode_dss_signature, encode_dss_signature)
+except ImportError:  # pragma: no cover - the message is the point
+    sys.stderr.write(
+        "gen_governor_vectors.py needs the `cryptography` package (>= 44):\n"
+        "  python3 -m venv target/govvec-venv && "
+        "target/govvec-venv/bin/pip install -r conformance/tools/requirements.txt\n"
+        "then run it with target/govvec-venv/bin/python.\n")
+    sys.exit(2)
+
+OUT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vectors"))
+START = "2026-03-01T12:00:00Z"          # noon UTC: 12 h (43 200 000 ms) to the next midnight
+ZERO64 = "0" * 64
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def parse_time(s):
+    return datetime.fromisoformat(s.replace("Z", "+00:00")).astimezone(timezone.utc)
+
+
+def ts(dt):
+    """RFC 3339 UTC with milliseconds and Z (API.md: times in responses)."""
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (dt.microsecond // 1000)
+
+
+def ms_to_midnight(dt):
+    nxt = (dt + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return int((nxt - dt) / timedelta(milliseconds=1))
+
+
+def jcs(v):
+    """RFC 8785 canonical JSON (the subset the vectors use: no non-integral numbers)."""
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if v.is_integer() and abs(v) < 1e21:
+            return str(int(v))
+        raise ValueError("non-integral numbers are not used in these vectors")
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ",".join(jcs(x) for x in v) + "]"
+    if isinstance(v, dict):
+        keys = sorted(v, key=lambda k: k.encode("utf-16-be"))
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + jcs(v[k]) for k in keys) + "}"
+    raise TypeError(type(v))
+
+
+def sha256_hex(text):
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def policy_hash(policy):
+    """13.9 / 13.15: lower-case hex SHA-256 of the RFC 8785 form of the policy as submitted."""
+    return sha256_hex(jcs(policy))
+
+
+# ----------------------------------------------------------------------------- keys
+
+def _ec_key(scalar):
+    return ec.derive_private_key(scalar, ec.SECP256R1())
+
+
+def _ed_key(seed_byte):
+    return ed25519.Ed25519PrivateKey.from_private_bytes(bytes([seed_byte]) * 32)
+
+
+KEYS = {
+    "ec1": _ec_key(0x1EA5EC17_0000_0000_0000_0000_0000_0001),
+    "ec2": _ec_key(0x1EA5EC17_0000_0000_0000_0000_0000_0002),
+    "ed1": _ed_key(0x11),
+    "ed2": _ed_key(0x22),
+}
+
+
+def spki_b64(name):
+    pub = KEYS[name].public_key()
+    der = pub.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return base64.b64encode(der).decode()
+
+
+def signed_text(version, created, author, content):
+    """13.15 Signatures: `version|createdAtUtc|author|policyContentJson`, createdAtUtc as sent."""
+    return ("%s|%s|%s|%s" % (version, created, author, content)).encode("utf-8")
+
+
+def sign(name, msg, der=False):
+    key = KEYS[name]
+    if name.startswith("ed"):
+        return base64.b64encode(key.sign(msg)).decode()
+    sig = key.sign(msg, ec.ECDSA(hashes.SHA256(), deterministic_signing=True))
+    if der:
+        return base64.b64encode(sig).decode()
+    r, s = decode_dss_signature(sig)
+    return base64.b64encode(r.to_bytes(32, "big") + s.to_bytes(32, "big")).decode()
+
+
+def verify_any(keys_b64, msg, sig_b64):
+    """Reference verifier (13.15): P1363 or DER ECDSA P-256/SHA-256, or Ed25519 for an Ed25519 SPKI."""
+    try:
+        sig = base64.b64decode(sig_b64, validate=True)
+    except Exception:
+        return False
+    for kb in keys_b64:
+        pub = serialization.load_der_public_key(base64.b64decode(kb))
+        try:
+            if isinstance(pub, ed25519.Ed25519PublicKey):
+                pub.verify(sig, msg)
+                return True
+            if isinstance(pub, ec.EllipticCurvePublicKey):
+                if len(sig) == 64:
+                    der = encode_dss_signature(int.from_bytes(sig[:32], "big"), int.from_bytes(sig[32:], "big"))
+                else:
+                    der = sig
+                pub.verify(der, msg, ec.ECDSA(hashes.SHA256()))
+                return True
+        except (InvalidSignature, ValueError):
+            continue
+    return False
+
+
+# ----------------------------------------------------------------------------- scenario builder
+
+BASE_REQ = {"actorId": "alice", "workspaceId": "ws1", "modelId": "gpt-4o-mini",
+            "estimatedPromptTokens": 100, "maxOutputTokens": 50, "estimatedCostCents": 5}
+DEL = object()
+
+
+def R(**kw):
+    """An Acquire payload: BASE_REQ with overrides (DEL removes a field)."""
+    d = dict(BASE_REQ)
+    for k, v in kw.items():
+        if v is DEL:
+            d.pop(k, None)
+        else:
+            d[k] = v
+    return d
+
+
+PLAN = [{"rank": 1, "action": "reduce_output_tokens"}, {"rank": 2, "action": "compress_context"},
+        {"rank": 3, "action": "switch_model"}, {"rank": 4, "action": "delay_backoff"}]
+
+
+class G(dict):
+    """Expect marker: a grant of lease `lid`; expiresAtUtc = step time + the scenario's TTL."""
+
+
+def grant(lid, **extra):
+    g = G(granted=True, leaseId=lid)
+    g.update(extra)
+    return g
+
+
+def deny(reason, retry=None, plan=False, **extra):
+    d = {"granted": False, "deniedReason": reason}
+    if retry is not None:
+        d["retryAfterMs"] = retry
+    if plan:
+        d["fallbackPlan"] = PLAN
+    d.update(extra)
+    return d
+
+
+def REL(lid, actual=0, **kw):
+    d = {"leaseId": lid, "actualPromptTokens": 80, "actualOutputTokens": 40,
+         "actualCostCents": actual, "outcome": "success"}
+    d.update(kw)
+    return d
+
+
+RECORDED = {"classification": "recorded"}
+NOT_FOUND = {"classification": "leaseNotFound"}
+FAILED = {"success": False}
+
+
+class Sc:
+    """One `governor` vector: a policy, options, a start time and steps with their expects."""
+
+    def __init__(self, comment, policy=None, options=None, start=START, store=None):
+        assert re.match(r"^13\.\d+", comment), comment
+        self.comment = comment
+        self.policy = {} if policy is None else policy
+        self.options = options
+        self.start = start
+        self.store = store
+        self.now = parse_time(start)
+        self.ttl = (self.policy.get("leaseTtlMs") or (options or {}).get("leaseTtlMs") or 20000)
+        self.steps, self.expect = [], []
+        self.exp = {}  # leaseId -> expiresAtUtc string
+
+    def _at(self, step, at):
+        if at is None:
+            return
+        if isinstance(at, int):
+            step["at"] = "+%d" % at
+            self.now += timedelta(milliseconds=at)
+        else:
+            step["at"] = at
+            self.now = parse_time(at)
+
+    def cmd(self, command, payload, expect, at=None):
+        step = {}
+        self._at(step, at)
+        step["command"] = command
+        step["payload"] = payload
+        if isinstance(expect, G):
+            e = {"granted": True, "leaseId": expect["leaseId"],
+                 "expiresAtUtc": ts(self.now + timedelta(milliseconds=self.ttl))}
+            e.update({k: v for k, v in expect.items() if k not in e})
+            self.exp[expect["leaseId"]] = e["expiresAtUtc"]
+            expect = e
+        elif callable(expect):
+            expect = expect(self)
+        self.steps.append(step)
+        self.expect.append(expect)
+        return self
+
+    def acq(self, req, expect, at=None):
+        return self.cmd("Acquire", req, expect, at)
+
+    def rel(self, payload, expect=RECORDED, at=None):
+        return self.cmd("Release", payload, expect, at)
+
+    def metrics(self, expect, at=None):
+        return self.cmd("GetMetrics", {}, expect, at)
+
+    def restart(self, at=None):
+        assert self.store == "sqlite"
+        step = {}
+        self._at(step, at)
+        step["restart"] = True
+        self.steps.append(step)
+        self.expect.append("ok")
+        return self
+
+    def verify(self, expect, at=None):
+        step = {}
+        self._at(step, at)
+        step["verify_audit"] = True
+        self.steps.append(step)
+        self.expect.append(expect)
+        return self
+
+    def t(self, ms=0):
+        return ts(self.now + timedelta(milliseconds=ms))
+
+    def vector(self):
+        inp = {"policy": self.policy}
+        if self.options is not None:
+            inp["options"] = self.options
+        inp["start"] = self.start
+        if self.store is not None:
+            inp["store"] = self.store
+        inp["steps"] = self.steps
+        return {"comment": self.comment, "op": "governor", "input": inp, "expect": self.expect}
+
+
+def _register():
+    registry = []
+
+    def add(fn):
+        registry.append(fn)
+        return fn
+    return registry, add
+
+
+SECTIONS, section = _register()
+
+
+# ============================================================================ 13.3 acquire
+
+
+@section
+def acquire_basics():
+    v = []
+    p = {"policyVersion": "v1"}
+    v.append(Sc("13.3 step 18, 13.2: a grant carries lease-1, expiry = now + leaseTtlMs (20 000), "
+                "LeaseGate's constraints, the blank orgId as default-org, the role and the policy hash", p)
+             .acq(R(), grant("lease-1", orgId="default-org", principalType="human", role="member",
+                             policyVersion="v1", policyHash=policy_hash(p),
+                             constraints={"maxOutputTokensOverride": 50, "maxToolCalls": 6,
+                                          "maxContextTokens": 0})))
+    v.append(Sc("13.3 step 18: constraints maxOutputTokensOverride = min(maxOutputTokens, maxToolOutputTokens), "
+                "maxContextTokens = min(maxContextTokens, requestedContextTokens) (LeaseGate)")
+             .acq(R(maxOutputTokens=5000, requestedContextTokens=2000),
+                  grant("lease-1", constraints={"maxOutputTokensOverride": 4000, "maxToolCalls": 6,
+                                                "maxContextTokens": 2000})))
+    v.append(Sc("13.2: the deterministic id source counts leases from 1; every step time comes from the manual clock")
+             .acq(R(), grant("lease-1"))
+             .acq(R(actorId="bob"), grant("lease-2"), at=1500)
+             .acq(R(actorId="carol"), grant("lease-3"), at="2026-03-01T12:00:07.250Z"))
+    v.append(Sc("13.2, 13.15 Ids: a denial draws no id", {"dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=11), deny("daily_budget_exceeded"))
+             .acq(R(estimatedCostCents=10), grant("lease-1")))
+    v.append(Sc("13.2: leaseTtlMs from the construction options", options={"leaseTtlMs": 5000})
+             .acq(R(), grant("lease-1")))
+    v.append(Sc("13.2, 13.15 Options and policy: a field the policy sets wins over the options",
+                {"leaseTtlMs": 7000}, options={"leaseTtlMs": 5000})
+             .acq(R(), grant("lease-1")))
+    v.append(Sc("13.2: maxInFlight from the options when the policy omits it", {}, options={"maxInFlight": 1})
+             .acq(R(), grant("lease-1"))
+             .acq(R(actorId="bob"), deny("concurrency_limit_reached", 500)))
+    v.append(Sc("13.2: the policy's maxInFlight wins over the options'", {"maxInFlight": 2}, options={"maxInFlight": 1})
+             .acq(R(), grant("lease-1"))
+             .acq(R(actorId="bob"), grant("lease-2"))
+             .acq(R(actorId="carol"), deny("concurrency_limit_reached", 500)))
+    v.append(Sc("13.3 step 1: a non-blank orgId is kept")
+             .acq(R(orgId="acme"), grant("lease-1", orgId="acme")))
+    v.append(Sc("13.15: unknown payload fields are ignored; absent fields take their defaults "
+                "(actionType chatCompletion, principalType human, role member)")
+             .acq(R(someFutureField={"x": 1}, anotherOne=[1, 2]), grant("lease-1", role="member", principalType="human")))
+    v.append(Sc("13.15: an Acquire with an empty payload takes every default and is granted under the default policy")
+             .acq({}, grant("lease-1", orgId="default-org")))
+    v.append(Sc("13.3: the response echoes the request's idempotencyKey")
+             .acq(R(idempotencyKey="k-echo"), grant("lease-1", idempotencyKey="k-echo")))
+    return v
+
+
+@section
+def acquire_pools():
+    v = []
+    v.append(Sc("13.3 step 12 (reference 3.3 case 1): maxInFlight 1: a second lease is denied "
+                "concurrency_limit_reached, retry 500, until the first is released", {"maxInFlight": 1})
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k2"), deny("concurrency_limit_reached", 500))
+             .rel(REL("lease-1", 3))
+             .acq(R(idempotencyKey="k2"), grant("lease-2")))
+    v.append(Sc("13.3 step 13: weighted compute units must fit under maxComputeUnits; compute_capacity_reached "
+                "retry 300", {"maxComputeUnits": 8})
+             .acq(R(estimatedComputeUnits=5), grant("lease-1"))
+             .acq(R(estimatedComputeUnits=4), deny("compute_capacity_reached", 300))
+             .acq(R(estimatedComputeUnits=3), grant("lease-2")))
+    v.append(Sc("13.3 step 13: a request is charged at least one compute unit (max(1, estimatedComputeUnits))",
+                {"maxComputeUnits": 1})
+             .acq(R(estimatedComputeUnits=0), grant("lease-1"))
+             .acq(R(estimatedComputeUnits=0), deny("compute_capacity_reached", 300)))
+    v.append(Sc("13.3 step 18: a compute denial leaves the concurrency pool as it was (atomic reservation)",
+                {"maxInFlight": 2, "maxComputeUnits": 3})
+             .acq(R(estimatedComputeUnits=3), grant("lease-1"))
+             .acq(R(estimatedComputeUnits=1), deny("compute_capacity_reached", 300))
+             .rel(REL("lease-1", 1))
+             .acq(R(estimatedComputeUnits=1), grant("lease-2"))
+             .acq(R(estimatedComputeUnits=1), grant("lease-3"))
+             .metrics({"activeLeases": 2}))
+    v.append(Sc("13.3 step 14: request rate over rateWindowMs; rate_limit_reached with retry = "
+                "max(200, ms until the oldest event leaves the window) and a fallback plan",
+                {"maxRequestsPerMinute": 2})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), grant("lease-2"), at=1000)
+             .acq(R(), deny("rate_limit_reached", 58000, plan=True), at=1000))
+    v.append(Sc("13.3 step 14: the rate retry has a floor of 200 ms", {"maxRequestsPerMinute": 2})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), grant("lease-2"), at=1000)
+             .acq(R(), deny("rate_limit_reached", 200, plan=True), at=58999))
+    v.append(Sc("13.3 step 14: an event leaves the window after rateWindowMs; then a request fits again",
+                {"maxRequestsPerMinute": 2})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), grant("lease-2"), at=1000)
+             .acq(R(), grant("lease-3"), at=59001))
+    v.append(Sc("13.3 step 14 (reference 3.3 case 5): 2 requests / 20 tokens per 150 ms window: two 5-token "
+                "acquires pass, the third is denied with retry > 0 (here the 200 floor), after 220 ms it passes",
+                {"maxRequestsPerMinute": 2, "maxTokensPerMinute": 20, "rateWindowMs": 150})
+             .acq(R(estimatedPromptTokens=3, maxOutputTokens=2), grant("lease-1"))
+             .acq(R(estimatedPromptTokens=3, maxOutputTokens=2), grant("lease-2"))
+             .acq(R(estimatedPromptTokens=3, maxOutputTokens=2), deny("rate_limit_reached", 200, plan=True))
+             .acq(R(estimatedPromptTokens=3, maxOutputTokens=2), grant("lease-3"), at=220))
+    v.append(Sc("13.3 step 14: the token cost of a request is estimatedPromptTokens + maxOutputTokens; "
+                "tokens over maxTokensPerMinute deny", {"maxTokensPerMinute": 1000})
+             .acq(R(estimatedPromptTokens=400, maxOutputTokens=200), grant("lease-1"))
+             .acq(R(estimatedPromptTokens=400, maxOutputTokens=200), deny("rate_limit_reached", 60000, plan=True))
+             .acq(R(estimatedPromptTokens=300, maxOutputTokens=100), grant("lease-2")))
+    v.append(Sc("13.3 step 14: a request that cannot fit an empty window is denied with retry 1000 "
+                "(LeaseGate's empty-window value)", {"maxTokensPerMinute": 100})
+             .acq(R(estimatedPromptTokens=100, maxOutputTokens=50), deny("rate_limit_reached", 1000, plan=True)))
+    v.append(Sc("13.4: release replaces the estimated tokens with the actual tokens in the rate window",
+                {"maxTokensPerMinute": 1000})
+             .acq(R(estimatedPromptTokens=400, maxOutputTokens=400), grant("lease-1"))
+             .rel(REL("lease-1", 1, actualPromptTokens=100, actualOutputTokens=100))
+             .acq(R(estimatedPromptTokens=400, maxOutputTokens=400), grant("lease-2")))
+    ctx = [("requestedContextTokens", 16001, "context_prompt_tokens_exceeded"),
+           ("requestedRetrievedChunks", 41, "context_retrieved_chunks_exceeded"),
+           ("estimatedToolOutputTokens", 4001, "tool_output_tokens_exceeded")]
+    for field, val, reason in ctx:
+        v.append(Sc("13.3 step 15: %s over its cap (default %d) -> %s, retry 200, fallback plan"
+                    % (field, val - 1, reason))
+                 .acq(R(**{field: val}), deny(reason, 200, plan=True))
+                 .acq(R(**{field: val - 1}), grant("lease-1")))
+    v.append(Sc("13.3 step 15: the context checks run in LeaseGate's order (prompt tokens first)")
+             .acq(R(requestedContextTokens=16001, requestedRetrievedChunks=41, estimatedToolOutputTokens=4001),
+                  deny("context_prompt_tokens_exceeded", 200, plan=True)))
+    v.append(Sc("13.15: maxRetrievedChunks is one value, checked only at the context step, so too many chunks "
+                "are context_retrieved_chunks_exceeded, never retrieval_chunks_exceeded", {"maxRetrievedChunks": 5})
+             .acq(R(requestedRetrievedChunks=6), deny("context_retrieved_chunks_exceeded", 200, plan=True)))
+    v.append(Sc("13.3 step 15: a policy-set maxContextTokens is the cap", {"maxContextTokens": 100})
+             .acq(R(requestedContextTokens=101), deny("context_prompt_tokens_exceeded", 200, plan=True))
+             .acq(R(requestedContextTokens=100), grant("lease-1")))
+    ret = [("requestedRetrievedBytes", 1000001, "retrieval_bytes_exceeded"),
+           ("requestedRetrievedTokens", 12001, "retrieval_tokens_exceeded")]
+    for field, val, reason in ret:
+        v.append(Sc("13.3 step 16: %s over the policy cap (default %d) -> %s, retry 250, fallback plan"
+                    % (field, val - 1, reason))
+                 .acq(R(**{field: val}), deny(reason, 250, plan=True))
+                 .acq(R(**{field: val - 1}), grant("lease-1")))
+    v.append(Sc("13.3 steps 15-16: the context step runs before the retrieval step")
+             .acq(R(requestedContextTokens=16001, requestedRetrievedTokens=12001),
+                  deny("context_prompt_tokens_exceeded", 200, plan=True)))
+    return v
+
+
+@section
+def acquire_budget():
+    v = []
+    v.append(Sc("13.3 step 17 (reference 3.3 case 2): budget 10, estimate 11 -> daily_budget_exceeded, retry = ms "
+                "to the next UTC midnight (12 h from noon), 4-step fallback plan", {"dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=11), deny("daily_budget_exceeded", 43200000, plan=True)))
+    v.append(Sc("13.3 step 17: reserved + estimate may reach the budget exactly; one cent more is denied",
+                {"dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=4), grant("lease-1"))
+             .acq(R(estimatedCostCents=6), grant("lease-2"))
+             .acq(R(estimatedCostCents=1), deny("daily_budget_exceeded", 43200000, plan=True)))
+    v.append(Sc("13.3 step 17: the daily-budget retry is at least 1000 ms (0.5 s before midnight)",
+                {"dailyBudgetCents": 10}, start="2026-03-01T23:59:59.500Z")
+             .acq(R(estimatedCostCents=11), deny("daily_budget_exceeded", 1000, plan=True)))
+    v.append(Sc("13.3 step 17: the daily-budget retry counts down to midnight (2 s before it)",
+                {"dailyBudgetCents": 10}, start="2026-03-01T23:59:58Z")
+             .acq(R(estimatedCostCents=11), deny("daily_budget_exceeded", 2000, plan=True)))
+    v.append(Sc("13.2: the daily budget resets at 00:00 UTC", {"dailyBudgetCents": 10}, start="2026-03-01T23:59:50Z")
+             .acq(R(estimatedCostCents=10), grant("lease-1"))
+             .acq(R(estimatedCostCents=10), deny("daily_budget_exceeded", 5000, plan=True), at=5000)
+             .acq(R(estimatedCostCents=10), grant("lease-2"), at="2026-03-02T00:00:00Z"))
+    v.append(Sc("13.2: default dailyBudgetCents is 500")
+             .acq(R(estimatedCostCents=500), grant("lease-1"))
+             .acq(R(estimatedCostCents=1), deny("daily_budget_exceeded", 43200000, plan=True)))
+    v.append(Sc("13.3 step 17, 13.15 Auto-apply: with autoApplyConstraints the budget step downgrades: it reserves "
+                "max(1, floor(estimate/2)), halves the output (min 32) and reports budget_auto_downgrade_applied",
+                {"dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=16, maxOutputTokens=200, autoApplyConstraints=True),
+                  grant("lease-1", recommendation="budget_auto_downgrade_applied",
+                        constraints={"maxOutputTokensOverride": 100}))
+             .metrics({"activeLeases": 1, "spendTodayCents": 8,
+                       "grantsByReason": {"budget_auto_downgrade_applied": 1}}))
+    v.append(Sc("13.3 step 17: a budget downgrade forces the first model of the intent's tier",
+                {"dailyBudgetCents": 10, "intentModelTiers": {"draft": ["cheap-model", "gpt-4o-mini"]}})
+             .acq(R(estimatedCostCents=16, maxOutputTokens=50, autoApplyConstraints=True),
+                  grant("lease-1", recommendation="budget_auto_downgrade_applied",
+                        constraints={"forcedModelId": "cheap-model", "maxOutputTokensOverride": 32})))
+    v.append(Sc("13.3 step 17: when even the downgraded reservation does not fit, daily_budget_exceeded",
+                {"dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=30, autoApplyConstraints=True), deny("daily_budget_exceeded", 43200000, plan=True))
+             .metrics({"activeLeases": 0, "spendTodayCents": 0}))
+    v.append(Sc("13.15 Auto-apply: a context auto-compression grant reports context_auto_compression_applied with "
+                "maxOutputTokensOverride max(32, n/2) and cooldownMs 250")
+             .acq(R(requestedContextTokens=20000, maxOutputTokens=200, autoApplyConstraints=True),
+                  grant("lease-1", recommendation="context_auto_compression_applied",
+                        constraints={"maxOutputTokensOverride": 100, "cooldownMs": 250}))
+             .metrics({"grantsByReason": {"context_auto_compression_applied": 1}}))
+    v.append(Sc("13.15 Auto-apply: a retrieval auto-compression grant reports retrieval_auto_compression_applied, "
+                "cooldownMs 250, maxContextTokens = min(maxContextTokens, summarizationTargetTokens)")
+             .acq(R(requestedRetrievedTokens=20000, autoApplyConstraints=True),
+                  grant("lease-1", recommendation="retrieval_auto_compression_applied",
+                        constraints={"cooldownMs": 250, "maxContextTokens": 1000})))
+    v.append(Sc("13.15 Auto-apply: the last recommendation that applied is reported (context, then retrieval)")
+             .acq(R(requestedContextTokens=20000, requestedRetrievedTokens=20000, autoApplyConstraints=True),
+                  grant("lease-1", recommendation="retrieval_auto_compression_applied")))
+    v.append(Sc("13.15 Auto-apply: auto-apply grants go on through the daily-budget step: a context auto-compression "
+                "that then does not fit the budget is denied and reserves nothing", {"dailyBudgetCents": 10})
+             .acq(R(requestedContextTokens=20000, estimatedCostCents=30, autoApplyConstraints=True),
+                  deny("daily_budget_exceeded", 43200000, plan=True))
+             .metrics({"activeLeases": 0, "spendTodayCents": 0})
+             .acq(R(estimatedCostCents=10), grant("lease-1")))
+    v.append(Sc("13.3 step 16, 13.15 Auto-apply: governed summarization of a contribution over "
+                "max(64, summarizationTargetTokens) adds one cent to the reservation")
+             .acq(R(requestedRetrievedTokens=20000, autoApplyConstraints=True, estimatedCostCents=5,
+                    contextContributions=[{"sourceId": "doc-1", "chunks": 2, "bytes": 4000, "tokens": 5000}]),
+                  grant("lease-1", recommendation="retrieval_auto_compression_applied"))
+             .metrics({"spendTodayCents": 6}))
+    v.append(Sc("13.3 step 16: a contribution at the summarization target is not summarized (no cent)")
+             .acq(R(requestedRetrievedTokens=20000, autoApplyConstraints=True, estimatedCostCents=5,
+                    contextContributions=[{"sourceId": "doc-1", "chunks": 1, "bytes": 800, "tokens": 1000}]),
+                  grant("lease-1"))
+             .metrics({"spendTodayCents": 5}))
+    v.append(Sc("13.3 step 16: the summarization cent that does not fit the budget denies "
+                "summarization_budget_unavailable, retry 500, fallback plan", {"dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=10), grant("lease-1"))
+             .acq(R(requestedRetrievedTokens=20000, autoApplyConstraints=True, estimatedCostCents=0,
+                    contextContributions=[{"sourceId": "doc-1", "chunks": 2, "bytes": 4000, "tokens": 5000}]),
+                  deny("summarization_budget_unavailable", 500, plan=True))
+             .metrics({"activeLeases": 1, "spendTodayCents": 10}))
+    v.append(Sc("13.3 step 18: a summarization followed by a daily-budget denial leaves no cent reserved",
+                {"dailyBudgetCents": 10})
+             .acq(R(requestedRetrievedTokens=20000, autoApplyConstraints=True, estimatedCostCents=30,
+                    contextContributions=[{"sourceId": "doc-1", "chunks": 2, "bytes": 4000, "tokens": 5000}]),
+                  deny("daily_budget_exceeded", 43200000, plan=True))
+             .metrics({"spendTodayCents": 0})
+             .acq(R(estimatedCostCents=10), grant("lease-1")))
+    return v
+
+
+SVC_TOKEN = "svc-token-7f3a"   # only its SHA-256 is in the policy (13.3 step 7)
+SVC_POLICY = {"serviceAccounts": [{
+    "name": "svc-ci", "tokenHash": sha256_hex(SVC_TOKEN), "orgId": "acme", "workspaceId": "ws1",
+    "role": "serviceAccount", "allowedCapabilities": ["read"], "allowedModels": ["gpt-4o-mini"],
+    "allowedTools": ["fs.read"]}],
+    "toolRegistry": [{"toolId": "fs.read", "category": "fileRead"}, {"toolId": "sh", "category": "exec"}]}
+
+
+def SVC(**kw):
+    base = dict(orgId="acme", actorId="", principalType="service", authToken=SVC_TOKEN)
+    base.update(kw)
+    return R(**base)
+
+
+@section
+def acquire_principal():
+    v = []
+    v.append(Sc("13.3 step 7: a service account resolves by the SHA-256 of its token with its org and workspace; "
+                "the role comes from the account", SVC_POLICY)
+             .acq(SVC(), grant("lease-1", principalType="service", role="serviceAccount", orgId="acme")))
+    v.append(Sc("13.3 step 7: a wrong service token -> service_account_unauthorized", SVC_POLICY)
+             .acq(SVC(authToken="svc-token-wrong"), deny("service_account_unauthorized")))
+    v.append(Sc("13.3 step 7: an empty service token -> service_account_unauthorized", SVC_POLICY)
+             .acq(SVC(authToken=""), deny("service_account_unauthorized")))
+    v.append(Sc("13.3 step 7: the token must be resolved together with the org and workspace", SVC_POLICY)
+             .acq(SVC(workspaceId="ws2"), deny("service_account_unauthorized"))
+             .acq(SVC(orgId="other-org"), deny("service_account_unauthorized")))
+    v.append(Sc("13.3 step 7: the token hash itself is not a token", SVC_POLICY)
+             .acq(SVC(authToken=sha256_hex(SVC_TOKEN)), deny("service_account_unauthorized")))
+    v.append(Sc("13.3 step 7: a capability outside the account's list -> service_account_capability_denied", SVC_POLICY)
+             .acq(SVC(requestedCapabilities=["read", "write"]), deny("service_account_capability_denied")))
+    v.append(Sc("13.3 step 7: a model outside the account's list -> service_account_model_denied", SVC_POLICY)
+             .acq(SVC(modelId="gpt-4o"), deny("service_account_model_denied")))
+    v.append(Sc("13.3 step 7: a tool outside the account's list -> service_account_tool_denied (step 7 runs before "
+                "the registry of step 8)", SVC_POLICY)
+             .acq(SVC(requestedTools=[{"toolId": "sh", "category": "exec"}]), deny("service_account_tool_denied")))
+    v.append(Sc("13.3 step 7: an allowed capability, model and tool pass", SVC_POLICY)
+             .acq(SVC(requestedCapabilities=["read"], requestedTools=[{"toolId": "fs.read", "category": "fileRead"}]),
+                  grant("lease-1", role="serviceAccount")))
+    v.append(Sc("13.3 step 7: without actorRoles a human's role is the client's")
+             .acq(R(role="admin"), grant("lease-1", role="admin")))
+    v.append(Sc("13.3 step 7, 13.15 Roles: with a non-empty actorRoles a human's role comes from it and the client's "
+                "role is ignored; an unlisted actor is member", {"actorRoles": {"alice": "admin"}})
+             .acq(R(role="viewer"), grant("lease-1", role="admin"))
+             .acq(R(actorId="bob", role="owner"), grant("lease-2", role="member")))
+    v.append(Sc("13.15 Roles: the effective role drives role-keyed rules (the client's claimed admin is ignored)",
+                {"actorRoles": {"alice": "viewer"},
+                 "allowedCapabilitiesByRole": {"viewer": {"chatCompletion": ["read"]}}})
+             .acq(R(role="admin", requestedCapabilities=["write"]), deny("capability_not_allowed_for_role"))
+             .acq(R(role="admin", requestedCapabilities=["read"]), grant("lease-1", role="viewer")))
+    return v
+
+
+TOOLS = [{"toolId": "fs.read", "category": "fileRead"}, {"toolId": "web.get", "category": "networkRead"},
+         {"toolId": "http.post", "category": "networkWrite"}, {"toolId": "sh", "category": "exec"}]
+
+
+def T(*ids):
+    cat = {t["toolId"]: t["category"] for t in TOOLS}
+    return [{"toolId": i, "category": cat.get(i, "other")} for i in ids]
+
+
+@section
+def acquire_registry_and_rules():
+    v = []
+    reg = {"toolRegistry": TOOLS}
+    v.append(Sc("13.15 Allow-lists: an empty toolRegistry makes every requested tool tool_not_registered:<toolId>")
+             .acq(R(requestedTools=T("fs.read")), deny("tool_not_registered:fs.read"))
+             .acq(R(), grant("lease-1")))
+    v.append(Sc("13.3 step 8: an unregistered tool -> tool_not_registered:<toolId>", reg)
+             .acq(R(requestedTools=T("fs.read") + [{"toolId": "rm.all", "category": "exec"}]),
+                  deny("tool_not_registered:rm.all")))
+    v.append(Sc("13.3 step 8: a registered tool with another category -> tool_category_mismatch:<toolId>", reg)
+             .acq(R(requestedTools=[{"toolId": "fs.read", "category": "fileWrite"}]),
+                  deny("tool_category_mismatch:fs.read")))
+    v.append(Sc("13.3 step 8, 13.15: an absent tool category is other, in the registry and in the request",
+                {"toolRegistry": [{"toolId": "calc"}]})
+             .acq(R(requestedTools=[{"toolId": "calc"}]), grant("lease-1"))
+             .acq(R(requestedTools=[{"toolId": "calc", "category": "exec"}]), deny("tool_category_mismatch:calc")))
+    v.append(Sc("13.3 steps 7-8: the principal check runs before the registry", dict(SVC_POLICY, toolRegistry=[]))
+             .acq(SVC(authToken="nope", requestedTools=T("fs.read")), deny("service_account_unauthorized")))
+    rules = [
+        ("9.1", {"intentModelTiers": {"draft": ["cheap-model"]}}, R(), "intent_model_not_allowed"),
+        ("9.2", {"intentMaxCostCents": {"draft": 10}}, R(estimatedCostCents=11), "intent_cost_exceeded"),
+        ("9.3", {"allowedModelsByWorkspace": {"ws1": ["cheap-model"]}}, R(), "workspace_model_not_allowed"),
+        ("9.4", {"allowedModels": ["cheap-model"]}, R(), "model_not_allowed"),
+        ("9.5", {"allowedCapabilitiesByRole": {"member": {"chatCompletion": ["read"]}}},
+         R(requestedCapabilities=["read", "write"]), "capability_not_allowed_for_role"),
+        ("9.5", {"allowedCapabilities": {"chatCompletion": ["read"]}},
+         R(requestedCapabilities=["write"]), "capability_not_allowed"),
+        ("9.6", {"riskRequiresApproval": ["pii"]}, R(riskFlags=["pii"]), "risk_requires_approval"),
+        ("9.7", dict(reg, deniedToolCategories=["exec"]), R(requestedTools=T("sh")), "tool_category_denied:Exec"),
+        ("9.7", dict(reg, deniedToolCategories=["networkWrite"]), R(requestedTools=T("fs.read", "http.post")),
+         "tool_category_denied:NetworkWrite"),
+        ("9.8", dict(reg, allowedToolsByActorWorkspace={"alice|ws1": ["fs.read"]}), R(requestedTools=T("web.get")),
+         "tool_not_allowed:web.get"),
+        ("9.9", dict(reg, allowedToolsByWorkspaceRole={"ws1|Member": ["fs.read"]}), R(requestedTools=T("web.get")),
+         "tool_not_allowed_for_role:web.get"),
+        ("9.8", dict(reg, deniedTools=["web.get"]), R(requestedTools=T("fs.read", "web.get")), "tool_not_allowed:web.get"),
+    ]
+    for rule, pol, req, reason in rules:
+        v.append(Sc("13.3 step 9 (rule %s): %s, no retryAfterMs, no plan" % (rule, reason), pol)
+                 .acq(req, deny(reason)))
+    allowed = [
+        ("9.1", {"intentModelTiers": {"draft": ["cheap-model", "gpt-4o-mini"]}}, R()),
+        ("9.2", {"intentMaxCostCents": {"draft": 10}}, R(estimatedCostCents=10)),
+        ("9.3", {"allowedModelsByWorkspace": {"ws2": ["cheap-model"]}}, R()),
+        ("9.4", {"allowedModels": []}, R()),
+        ("9.5", {"allowedCapabilitiesByRole": {"member": {"embedding": ["read"]}}}, R(requestedCapabilities=["write"])),
+        ("9.6", {"riskRequiresApproval": ["pii"]}, R(riskFlags=["internal"])),
+        ("9.8", dict(reg, allowedToolsByActorWorkspace={"bob|ws1": ["fs.read"]}), R(requestedTools=T("web.get"))),
+    ]
+    for rule, pol, req in allowed:
+        v.append(Sc("13.3 step 9 (rule %s): the rule does not apply here (other intent/workspace/action/actor, "
+                    "or an empty list = no restriction)" % rule, pol)
+                 .acq(req, grant("lease-1")))
+    v.append(Sc("13.15 Roles: role keys match case-insensitively",
+                {"allowedCapabilitiesByRole": {"MEMBER": {"chatCompletion": ["read"]}}})
+             .acq(R(requestedCapabilities=["write"]), deny("capability_not_allowed_for_role")))
+    v.append(Sc("13.3 step 9: rules run in LeaseGate's order (9.1 intent tier before 9.4 allowed models)",
+                {"intentModelTiers": {"draft": ["cheap-model"]}, "allowedModels": ["cheap-model"]})
+             .acq(R(), deny("intent_model_not_allowed")))
+    v.append(Sc("13.3 step 9: rules run in order (9.4 allowed models before 9.5 capabilities)",
+                {"allowedModels": ["cheap-model"], "allowedCapabilities": {"chatCompletion": ["read"]}})
+             .acq(R(requestedCapabilities=["write"]), deny("model_not_allowed")))
+    v.append(Sc("13.3 step 9: per-role capabilities (9.5) are used instead of the global list when they apply",
+                {"allowedCapabilitiesByRole": {"member": {"chatCompletion": ["write"]}},
+                 "allowedCapabilities": {"chatCompletion": ["read"]}})
+             .acq(R(requestedCapabilities=["write"]), grant("lease-1")))
+    v.append(Sc("13.3 step 9: the action type selects the capability list (absent actionType = chatCompletion)",
+                {"allowedCapabilities": {"embedding": ["read"]}})
+             .acq(R(actionType="embedding", requestedCapabilities=["write"]), deny("capability_not_allowed"))
+             .acq(R(requestedCapabilities=["write"]), grant("lease-1")))
+    v.append(Sc("13.3 steps 8-9: the registry runs before the policy rules",
+                {"toolRegistry": [], "allowedModels": ["cheap-model"]})
+             .acq(R(requestedTools=T("fs.read")), deny("tool_not_registered:fs.read")))
+    v.append(Sc("13.9: cedarPolicies that permit let the tool through (evaluated after rule 9.9)",
+                dict(reg, cedarPolicies="permit(principal, action, resource);"))
+             .acq(R(requestedTools=T("fs.read")), grant("lease-1")))
+    v.append(Sc("13.9: cedarPolicies that forbid deny every requested tool as tool_not_allowed:<toolId>",
+                dict(reg, cedarPolicies="permit(principal, action, resource);\nforbid(principal, action, resource);"))
+             .acq(R(requestedTools=T("web.get")), deny("tool_not_allowed:web.get"))
+             .acq(R(), grant("lease-1")))
+    v.append(Sc("13.9: cedarPolicies that do not parse deny (any Cedar error means deny)",
+                dict(reg, cedarPolicies="permit(principal, action resource"))
+             .acq(R(requestedTools=T("fs.read")), deny("tool_not_allowed:fs.read")))
+    return v
+
+
+REFILL = "next refill at 2026-03-02T00:00:00.000Z"
+
+
+@section
+def acquire_quotas():
+    v = []
+    v.append(Sc("13.3 step 11: org daily budget -> org_exhausted, retry = ms to the next UTC midnight, "
+                "recommendation `next refill at <ISO>`", {"orgDailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=6), grant("lease-1"))
+             .acq(R(estimatedCostCents=5, actorId="bob", workspaceId="ws2"),
+                  deny("org_exhausted", 43200000, recommendation=REFILL))
+             .acq(R(estimatedCostCents=5, orgId="other-org"), grant("lease-2")))
+    v.append(Sc("13.3 step 11 (reference 3.3 case 11): workspace daily budget -> workspace_exhausted with retry > 0 "
+                "and `next refill`; another workspace is not affected", {"workspaceDailyBudgetCents": {"ws1": 1}})
+             .acq(R(estimatedCostCents=1), grant("lease-1"))
+             .acq(R(estimatedCostCents=1, actorId="bob"), deny("workspace_exhausted", 43200000, recommendation=REFILL))
+             .acq(R(estimatedCostCents=1, workspaceId="ws2"), grant("lease-2")))
+    v.append(Sc("13.3 step 11: actor daily budget -> actor_exhausted; another actor is not affected",
+                {"actorDailyBudgetCents": {"alice": 10}})
+             .acq(R(estimatedCostCents=10), grant("lease-1"))
+             .acq(R(estimatedCostCents=1), deny("actor_exhausted", 43200000, recommendation=REFILL))
+             .acq(R(estimatedCostCents=1, actorId="bob"), grant("lease-2")))
+    v.append(Sc("13.3 step 11: a scoped-budget retry is at least 250 ms", {"orgDailyBudgetCents": 10},
+                start="2026-03-01T23:59:59.900Z")
+             .acq(R(estimatedCostCents=11), deny("org_exhausted", 250)))
+    v.append(Sc("13.3 step 11: scoped budgets reset at 00:00 UTC", {"actorDailyBudgetCents": {"alice": 10}},
+                start="2026-03-01T23:59:00Z")
+             .acq(R(estimatedCostCents=10), grant("lease-1"))
+             .acq(R(estimatedCostCents=10), deny("actor_exhausted", 59000), at=1000)
+             .acq(R(estimatedCostCents=10), grant("lease-2"), at="2026-03-02T00:00:00.001Z"))
+    v.append(Sc("13.3 step 11 (reference 3.3 case 11): maxInFlightPerActor 1: the noisy actor's second lease is "
+                "actor_throttled (retry 1000), a quiet actor is granted", {"maxInFlightPerActor": 1})
+             .acq(R(actorId="noisy"), grant("lease-1"))
+             .acq(R(actorId="noisy"), deny("actor_throttled", 1000))
+             .acq(R(actorId="quiet"), grant("lease-2")))
+    v.append(Sc("13.3 step 11: roleMaxInFlightOverrides raises the per-actor cap for a role (keys match "
+                "case-insensitively)", {"maxInFlightPerActor": 1, "roleMaxInFlightOverrides": {"Admin": 2},
+                                        "actorRoles": {"boss": "admin"}})
+             .acq(R(actorId="boss"), grant("lease-1", role="admin"))
+             .acq(R(actorId="boss"), grant("lease-2"))
+             .acq(R(actorId="boss"), deny("actor_throttled", 1000))
+             .acq(R(actorId="alice"), grant("lease-3"))
+             .acq(R(actorId="alice"), deny("actor_throttled", 1000)))
+    v.append(Sc("13.4, 13.15 Scoped quotas: release frees the per-actor in-flight slot", {"maxInFlightPerActor": 1})
+             .acq(R(), grant("lease-1"))
+             .rel(REL("lease-1", 1))
+             .acq(R(), grant("lease-2")))
+    v.append(Sc("13.15 Scoped quotas: expiry frees the per-actor in-flight slot", {"maxInFlightPerActor": 1})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), deny("actor_throttled", 1000), at=19999)
+             .acq(R(), grant("lease-2"), at=1))
+    v.append(Sc("13.3 step 11: org request rate over rateWindowMs -> org_rate_limited, retry = max(200, ms until the "
+                "org's oldest event leaves the window)", {"orgMaxRequestsPerMinute": 2})
+             .acq(R(), grant("lease-1"))
+             .acq(R(actorId="bob", workspaceId="ws2"), grant("lease-2"), at=1000)
+             .acq(R(actorId="carol", workspaceId="ws3"), deny("org_rate_limited", 57000), at=2000)
+             .acq(R(orgId="other-org"), grant("lease-3")))
+    v.append(Sc("13.3 step 11: workspace request rate -> workspace_rate_limited",
+                {"workspaceMaxRequestsPerMinute": {"ws1": 1}})
+             .acq(R(), grant("lease-1"))
+             .acq(R(actorId="bob"), deny("workspace_rate_limited", 55000), at=5000)
+             .acq(R(actorId="bob", workspaceId="ws2"), grant("lease-2")))
+    v.append(Sc("13.3 step 11: actor request rate -> actor_rate_limited, with the 200 ms floor near the window end",
+                {"actorMaxRequestsPerMinute": 1})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), deny("actor_rate_limited", 59000), at=1000)
+             .acq(R(), deny("actor_rate_limited", 200), at=58950)
+             .acq(R(actorId="bob"), grant("lease-2"))
+             .acq(R(), grant("lease-3"), at=60))
+    v.append(Sc("13.3 step 11: scoped quotas run in order: org budget before actor in-flight",
+                {"orgDailyBudgetCents": 5, "maxInFlightPerActor": 1})
+             .acq(R(estimatedCostCents=5), grant("lease-1"))
+             .acq(R(estimatedCostCents=1), deny("org_exhausted")))
+    v.append(Sc("13.3 step 11: scoped quotas run in order: workspace budget before actor budget",
+                {"workspaceDailyBudgetCents": {"ws1": 5}, "actorDailyBudgetCents": {"alice": 5}})
+             .acq(R(estimatedCostCents=5), grant("lease-1"))
+             .acq(R(estimatedCostCents=1), deny("workspace_exhausted")))
+    v.append(Sc("13.3 step 11: scoped quotas run in order: actor in-flight before the request rates",
+                {"maxInFlightPerActor": 1, "actorMaxRequestsPerMinute": 1})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), deny("actor_throttled", 1000)))
+    v.append(Sc("13.3 steps 11-12: scoped quotas run before the global concurrency pool",
+                {"maxInFlight": 1, "maxInFlightPerActor": 1})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), deny("actor_throttled", 1000))
+             .acq(R(actorId="bob"), deny("concurrency_limit_reached", 500)))
+    v.append(Sc("13.3 steps 11, 17: the scoped budgets run before the global daily budget",
+                {"dailyBudgetCents": 5, "actorDailyBudgetCents": {"alice": 5}})
+             .acq(R(estimatedCostCents=6), deny("actor_exhausted")))
+    v.append(Sc("13.15 Scoped quotas: release settles every scoped budget with the actuals",
+                {"workspaceDailyBudgetCents": {"ws1": 10}})
+             .acq(R(estimatedCostCents=8), grant("lease-1"))
+             .rel(REL("lease-1", 2))
+             .acq(R(estimatedCostCents=8), grant("lease-2"))
+             .acq(R(estimatedCostCents=1), deny("workspace_exhausted")))
+    v.append(Sc("13.15 Scoped quotas: expiry settles the scoped budgets at the reservation",
+                {"actorDailyBudgetCents": {"alice": 10}})
+             .acq(R(estimatedCostCents=8), grant("lease-1"))
+             .acq(R(estimatedCostCents=3), deny("actor_exhausted"), at=20000)
+             .acq(R(estimatedCostCents=2), grant("lease-2")))
+    return v
+
+
+@section
+def acquire_atomic():
+    v = []
+    v.append(Sc("13.3 step 18 (fixed defect: atomic rollback after a late deny): a context denial after the rate "
+                "step leaves no rate event behind", {"maxRequestsPerMinute": 2, "maxContextTokens": 100})
+             .acq(R(requestedContextTokens=200), deny("context_prompt_tokens_exceeded", 200, plan=True))
+             .acq(R(), grant("lease-1"))
+             .acq(R(), grant("lease-2")))
+    v.append(Sc("13.3 step 18 (fixed defect: atomic rollback): a daily-budget denial leaves the rate window as it was",
+                {"maxRequestsPerMinute": 1, "dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=11), deny("daily_budget_exceeded", plan=True))
+             .acq(R(estimatedCostCents=10), grant("lease-1")))
+    v.append(Sc("13.3 step 18 (fixed defect: atomic rollback): a daily-budget denial returns the concurrency slot",
+                {"maxInFlight": 1, "dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=11), deny("daily_budget_exceeded", plan=True))
+             .acq(R(estimatedCostCents=5), grant("lease-1"))
+             .metrics({"activeLeases": 1, "spendTodayCents": 5}))
+    v.append(Sc("13.3 step 18 (fixed defect: atomic rollback): a daily-budget denial returns the compute units",
+                {"maxComputeUnits": 4, "dailyBudgetCents": 10})
+             .acq(R(estimatedComputeUnits=4, estimatedCostCents=11), deny("daily_budget_exceeded", plan=True))
+             .acq(R(estimatedComputeUnits=4, estimatedCostCents=5), grant("lease-1")))
+    v.append(Sc("13.3 step 18 (fixed defect: atomic rollback): a concurrency denial after the scoped quotas leaves "
+                "the workspace budget as it was", {"maxInFlight": 1, "workspaceDailyBudgetCents": {"ws1": 10}})
+             .acq(R(estimatedCostCents=1), grant("lease-1"))
+             .acq(R(estimatedCostCents=9), deny("concurrency_limit_reached", 500))
+             .rel(REL("lease-1", 1))
+             .acq(R(estimatedCostCents=9), grant("lease-2")))
+    v.append(Sc("13.3 step 18 (fixed defect: atomic rollback): a late denial leaves the per-actor in-flight slot free",
+                {"maxInFlightPerActor": 1, "dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=11), deny("daily_budget_exceeded", plan=True))
+             .acq(R(estimatedCostCents=1), grant("lease-1")))
+    v.append(Sc("13.3 step 18 (fixed defect: atomic rollback): a late denial leaves the org/actor request rates "
+                "as they were", {"orgMaxRequestsPerMinute": 1, "actorMaxRequestsPerMinute": 1, "dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=11), deny("daily_budget_exceeded", plan=True))
+             .acq(R(estimatedCostCents=1), grant("lease-1")))
+    v.append(Sc("13.3 step 18 (fixed defect: atomic rollback): a rate denial leaves the concurrency and compute pools "
+                "as they were", {"maxInFlight": 1, "maxComputeUnits": 1, "maxTokensPerMinute": 100})
+             .acq(R(estimatedPromptTokens=100, maxOutputTokens=1), deny("rate_limit_reached", 1000, plan=True))
+             .acq(R(estimatedPromptTokens=50, maxOutputTokens=50), grant("lease-1")))
+    v.append(Sc("13.3 step 18: denials leave every pool as it was (metrics after a series of denials)",
+                {"maxInFlight": 2, "dailyBudgetCents": 10, "maxComputeUnits": 2})
+             .acq(R(estimatedCostCents=11), deny("daily_budget_exceeded", plan=True))
+             .acq(R(estimatedComputeUnits=3), deny("compute_capacity_reached", 300))
+             .acq(R(requestedContextTokens=16001), deny("context_prompt_tokens_exceeded", 200, plan=True))
+             .metrics({"activeLeases": 0, "spendTodayCents": 0,
+                       "deniesByReason": {"daily_budget_exceeded": 1, "compute_capacity_reached": 1,
+                                          "context_prompt_tokens_exceeded": 1}}))
+    return v
+
+
+# ============================================================================ 13.5 idempotency
+
+
+@section
+def idempotency():
+    v = []
+    sc = Sc("13.5: a grant under a key is replayed for the same scoped key and request: same lease, same expiry, "
+            "no new reservation or metric")
+    sc.acq(R(idempotencyKey="k1"), grant("lease-1"))
+    v.append(sc.acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1", "expiresAtUtc": sc.exp["lease-1"]},
+                    at=3000)
+             .metrics({"activeLeases": 1, "spendTodayCents": 5, "grantsByReason": {"granted": 1}}))
+    v.append(Sc("13.5 (fixed defect: scoped keys): the same key from another actor is another key")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1", actorId="bob"), grant("lease-2"))
+             .metrics({"activeLeases": 2}))
+    v.append(Sc("13.5 (fixed defect: scoped keys): the same key in another workspace is another key")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1", workspaceId="ws2"), grant("lease-2")))
+    v.append(Sc("13.5 (fixed defect: scoped keys): the same key in another org is another key; a blank orgId is "
+                "default-org")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1", orgId="acme"), grant("lease-2"))
+             .acq(R(idempotencyKey="k1", orgId="default-org"), {"granted": True, "leaseId": "lease-1"}))
+    v.append(Sc("13.5 (fixed defect: a denial is not stored but re-evaluated): a denied key is evaluated afresh "
+                "and its later grant is the one stored", {"maxInFlight": 1})
+             .acq(R(actorId="bob"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1"), deny("concurrency_limit_reached", 500))
+             .rel(REL("lease-1", 1))
+             .acq(R(idempotencyKey="k1"), grant("lease-2"))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-2"}))
+    v.append(Sc("13.5: a denial under a key is not replayed: once the budget resets, the same key is granted",
+                {"dailyBudgetCents": 10}, start="2026-03-01T23:59:59Z")
+             .acq(R(idempotencyKey="k1", estimatedCostCents=20), deny("daily_budget_exceeded", 1000, plan=True))
+             .acq(R(idempotencyKey="k1", estimatedCostCents=20), deny("daily_budget_exceeded", plan=True), at=500)
+             .acq(R(idempotencyKey="k1", estimatedCostCents=10), grant("lease-1"), at=500))
+    sc = Sc("13.5: the stored grant is replayed after the lease was released, without a new reservation")
+    sc.acq(R(idempotencyKey="k1"), grant("lease-1")).rel(REL("lease-1", 2))
+    v.append(sc.acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1", "expiresAtUtc": sc.exp["lease-1"]})
+             .metrics({"activeLeases": 0, "spendTodayCents": 2}))
+    sc = Sc("13.5: the stored grant is replayed after the lease expired (whatever happened since)")
+    sc.acq(R(idempotencyKey="k1"), grant("lease-1"))
+    v.append(sc.acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1", "expiresAtUtc": sc.exp["lease-1"]},
+                    at=25000)
+             .metrics({"activeLeases": 0, "spendTodayCents": 5}))
+    v.append(Sc("13.5: idempotencyRetentionMs (default 86 400 000): after it the key is free again")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"}, at=86399000)
+             .acq(R(idempotencyKey="k1"), grant("lease-2"), at=2000))
+    v.append(Sc("13.5 (fixed defect: idempotency conflict): the same scoped key with a different request -> "
+                "idempotency_key_conflict, nothing reserved, no id drawn")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1", estimatedCostCents=6), deny("idempotency_key_conflict"))
+             .metrics({"activeLeases": 1, "spendTodayCents": 5, "deniesByReason": {"idempotency_key_conflict": 1}})
+             .acq(R(idempotencyKey="k2"), grant("lease-2")))
+    for field, val in [("modelId", "gpt-4o"), ("maxOutputTokens", 51), ("requestedTools", T("fs.read")),
+                       ("riskFlags", ["x"]), ("autoApplyConstraints", True), ("intentClass", "summarize"),
+                       ("requestedLease", {"fs.read": ["/tmp/**"]})]:
+        v.append(Sc("13.5: a different %s under the same scoped key is a conflict" % field)
+                 .acq(R(idempotencyKey="k1"), grant("lease-1"))
+                 .acq(R(idempotencyKey="k1", **{field: val}), deny("idempotency_key_conflict")))
+    v.append(Sc("13.5: requests are the same after defaults are filled in (explicit defaults replay)")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1", role="member", principalType="human", intentClass="draft",
+                    estimatedComputeUnits=1, autoApplyConstraints=False, actionType="chatCompletion",
+                    requestedTools=[], riskFlags=[]), {"granted": True, "leaseId": "lease-1"}))
+    v.append(Sc("13.5: approvalToken is ignored when comparing requests")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1", approvalToken="appr-99"), {"granted": True, "leaseId": "lease-1"}))
+    v.append(Sc("13.5: an empty or absent key never deduplicates")
+             .acq(R(idempotencyKey=""), grant("lease-1"))
+             .acq(R(idempotencyKey=""), grant("lease-2"))
+             .acq(R(), grant("lease-3"))
+             .acq(R(), grant("lease-4")))
+    v.append(Sc("13.3 step 2: the replay runs before every other check (a full concurrency pool does not deny it)",
+                {"maxInFlight": 1})
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"}))
+    v.append(Sc("13.3 step 2: the replay runs before the actor cooldown", {"spendSpikeCents": 20})
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(actorId="alice", idempotencyKey="k2"), grant("lease-2"))
+             .rel(REL("lease-2", 25))
+             .acq(R(), deny("actor_cooldown_active", 2000, plan=True))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"}))
+    v.append(Sc("13.3 step 2: the conflict check runs before the workspace circuit breaker",
+                {"policyDenyCircuitBreakerThreshold": 1, "allowedModels": ["gpt-4o-mini"]})
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(modelId="gpt-4o"), deny("model_not_allowed"))
+             .acq(R(), deny("workspace_circuit_breaker", 2000, plan=True))
+             .acq(R(idempotencyKey="k1", modelId="gpt-4o"), deny("idempotency_key_conflict"))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"}))
+    v.append(Sc("13.15 Replay: the replayed response is the stored one exactly as first sent (policy version and hash "
+                "of the grant, constraints)", {"policyVersion": "v1", "maxInFlight": 3},
+                options={"requireSignedBundles": False})
+             .acq(R(idempotencyKey="k1", maxOutputTokens=70, requestedContextTokens=300),
+                  grant("lease-1", policyVersion="v1", policyHash=policy_hash({"policyVersion": "v1", "maxInFlight": 3}),
+                        constraints={"maxOutputTokensOverride": 70, "maxToolCalls": 6, "maxContextTokens": 300}))
+             .cmd("StagePolicyBundle", bundle_unsigned("v2", {"policyVersion": "x", "maxInFlight": 5}),
+                  {"accepted": True})
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": True})
+             .acq(R(idempotencyKey="k1", maxOutputTokens=70, requestedContextTokens=300),
+                  {"granted": True, "leaseId": "lease-1", "policyVersion": "v1",
+                   "policyHash": policy_hash({"policyVersion": "v1", "maxInFlight": 3}),
+                   "constraints": {"maxOutputTokensOverride": 70, "maxToolCalls": 6, "maxContextTokens": 300}}))
+    return v
+
+
+# ============================================================================ 13.4 release, expiry
+
+
+@section
+def release_and_expiry():
+    v = []
+    v.append(Sc("13.4: release settles the day's spend: the reservation is replaced by actualCostCents",
+                {"dailyBudgetCents": 100})
+             .acq(R(estimatedCostCents=40), grant("lease-1"))
+             .metrics({"activeLeases": 1, "spendTodayCents": 40})
+             .rel(REL("lease-1", 7))
+             .metrics({"activeLeases": 0, "spendTodayCents": 7}))
+    v.append(Sc("13.4: actuals above the estimate are recorded too (post-hoc spend cannot be prevented)",
+                {"dailyBudgetCents": 100, "spendSpikeCents": 1000})
+             .acq(R(estimatedCostCents=10), grant("lease-1"))
+             .rel(REL("lease-1", 95))
+             .metrics({"spendTodayCents": 95})
+             .acq(R(estimatedCostCents=6), deny("daily_budget_exceeded", plan=True))
+             .acq(R(estimatedCostCents=5), grant("lease-2")))
+    v.append(Sc("13.4 (reference 3.3 case 3): releasing an unknown lease -> leaseNotFound")
+             .rel(REL("lease-9"), NOT_FOUND)
+             .rel(REL(""), NOT_FOUND))
+    v.append(Sc("13.4: a second release of a released lease without the same idempotencyKey -> leaseNotFound")
+             .acq(R(), grant("lease-1"))
+             .rel(REL("lease-1", 3))
+             .rel(REL("lease-1", 3), NOT_FOUND)
+             .metrics({"spendTodayCents": 3}))
+    v.append(Sc("13.4: a second release with the same idempotencyKey returns the first response and changes nothing")
+             .acq(R(), grant("lease-1"))
+             .rel(REL("lease-1", 3, idempotencyKey="r1"), dict(RECORDED, idempotencyKey="r1"))
+             .rel(REL("lease-1", 3, idempotencyKey="r1"), dict(RECORDED, idempotencyKey="r1"))
+             .rel(REL("lease-1", 3, idempotencyKey="r2"), NOT_FOUND)
+             .metrics({"activeLeases": 0, "spendTodayCents": 3}))
+    v.append(Sc("13.4: releasing frees the concurrency and compute pools", {"maxInFlight": 1, "maxComputeUnits": 2})
+             .acq(R(estimatedComputeUnits=2), grant("lease-1"))
+             .rel(REL("lease-1", 1))
+             .acq(R(estimatedComputeUnits=2), grant("lease-2")))
+    v.append(Sc("13.4 (fixed defect: expiry settles the estimate): an unreleased lease is settled at its "
+                "reservation when it expires, never silently dropped", {"dailyBudgetCents": 50})
+             .acq(R(estimatedCostCents=30), grant("lease-1"))
+             .metrics({"activeLeases": 0, "spendTodayCents": 30}, at=20000)
+             .acq(R(estimatedCostCents=30), deny("daily_budget_exceeded", plan=True))
+             .acq(R(estimatedCostCents=20), grant("lease-2")))
+    v.append(Sc("13.4: expired means now >= expiresAtUtc: 1 ms before, the lease still holds its slot",
+                {"maxInFlight": 1})
+             .acq(R(), grant("lease-1"))
+             .acq(R(actorId="bob"), deny("concurrency_limit_reached", 500), at=19999)
+             .acq(R(actorId="bob"), grant("lease-2"), at=1))
+    v.append(Sc("13.4, 13.15 Sweep: expired leases are swept at the start of every command (here GetMetrics, "
+                "at the expiry instant)")
+             .acq(R(), grant("lease-1"))
+             .metrics({"activeLeases": 1}, at=19999)
+             .metrics({"activeLeases": 0}, at=1))
+    v.append(Sc("13.4 (reference 3.3 case 3, fixed): TTL 300 ms, maxInFlight 1: after expiry a new lease is granted; "
+                "a release of the expired lease is classified leaseExpired and its actuals replace the reservation",
+                {"leaseTtlMs": 300, "maxInFlight": 1})
+             .acq(R(estimatedCostCents=30), grant("lease-1"))
+             .acq(R(estimatedCostCents=1), grant("lease-2"), at=1400)
+             .rel(REL("lease-1", 4), {"classification": "leaseExpired"})
+             .metrics({"spendTodayCents": 5, "activeLeases": 1}))
+    v.append(Sc("13.15 Late release: a lease released as leaseExpired counts as released; a further release "
+                "replays with the same idempotencyKey, else leaseNotFound")
+             .acq(R(), grant("lease-1"))
+             .rel(REL("lease-1", 2, idempotencyKey="r1"), {"classification": "leaseExpired", "idempotencyKey": "r1"},
+                  at=30000)
+             .rel(REL("lease-1", 2, idempotencyKey="r1"), {"classification": "leaseExpired", "idempotencyKey": "r1"})
+             .rel(REL("lease-1", 2), NOT_FOUND)
+             .metrics({"spendTodayCents": 2}))
+    v.append(Sc("13.15 Late release: a late release feeds the spend-spike rule", {"spendSpikeCents": 20})
+             .acq(R(), grant("lease-1"))
+             .rel(REL("lease-1", 25), {"classification": "leaseExpired"}, at=21000)
+             .acq(R(), deny("actor_cooldown_active", 2000, plan=True)))
+    v.append(Sc("13.15 Days: a settlement after the lease's UTC day has ended changes no pool (release)",
+                {"dailyBudgetCents": 100}, start="2026-03-01T23:59:50Z")
+             .acq(R(estimatedCostCents=30), grant("lease-1"))
+             .metrics({"spendTodayCents": 30})
+             .rel(REL("lease-1", 10), RECORDED, at="2026-03-02T00:00:05Z")
+             .metrics({"spendTodayCents": 0})
+             .acq(R(estimatedCostCents=100), grant("lease-2")))
+    v.append(Sc("13.15 Days: an expiry after midnight settles into the lease's own day, not the new one",
+                {"dailyBudgetCents": 100}, start="2026-03-01T23:59:50Z")
+             .acq(R(estimatedCostCents=30), grant("lease-1"))
+             .metrics({"spendTodayCents": 0, "activeLeases": 0}, at="2026-03-02T00:00:15Z")
+             .acq(R(estimatedCostCents=100), grant("lease-2")))
+    v.append(Sc("13.4 (reference 3.3 case 4): a release at or over receiptThresholdCostCents carries a receipt with "
+                "the lease id and the policy hash", {"receiptThresholdCostCents": 1, "policyVersion": "r1"})
+             .acq(R(), grant("lease-1"))
+             .rel(REL("lease-1", 2), {"classification": "recorded",
+                                      "receipt": {"leaseId": "lease-1", "actualCostCents": 2,
+                                                  "policyHash": policy_hash({"receiptThresholdCostCents": 1,
+                                                                             "policyVersion": "r1"})}}))
+    v.append(Sc("13.4: the receipt threshold is inclusive (default 20)", {"spendSpikeCents": 1000})
+             .acq(R(estimatedCostCents=20), grant("lease-1"))
+             .rel(REL("lease-1", 20, actualPromptTokens=11, actualOutputTokens=12),
+                  {"classification": "recorded", "receipt": {"leaseId": "lease-1", "actualCostCents": 20,
+                                                             "actualPromptTokens": 11, "actualOutputTokens": 12}}))
+    for pec, rec in [("rateLimited", "backoff and retry"), ("timeout", "reduce context or increase provider timeout"),
+                     ("contextTooLarge", "reduce context tokens or chunks"), ("modelUnavailable", "switch model"),
+                     ("unauthorized", "check provider credentials")]:
+        v.append(Sc("13.4: the release recommendation follows LeaseGate's provider-error table (%s)" % pec)
+                 .acq(R(), grant("lease-1"))
+                 .rel(REL("lease-1", 1, providerErrorClassification=pec, outcome="unknownError"),
+                      {"classification": "recorded", "recommendation": rec}))
+    v.append(Sc("13.4: outcome policyDenied without a provider error -> `request approval or update policy`; "
+                "otherwise `continue`")
+             .acq(R(), grant("lease-1"))
+             .acq(R(), grant("lease-2"))
+             .rel(REL("lease-1", 1, outcome="policyDenied"), {"recommendation": "request approval or update policy"})
+             .rel(REL("lease-2", 1, providerErrorClassification="none"), {"recommendation": "continue"}))
+    return v
+
+
+# ============================================================================ 13.6 approvals
+
+APPROVAL_POLICY = {"toolRegistry": TOOLS, "approvalRequiredToolCategories": ["networkWrite"]}
+
+
+def AREQ(**kw):
+    d = {"actorId": "alice", "workspaceId": "ws1", "reason": "post the report", "requestedBy": "alice",
+         "toolCategory": "networkWrite"}
+    for k, x in kw.items():
+        if x is DEL:
+            d.pop(k, None)
+        else:
+            d[k] = x
+    return d
+
+
+def PUB(**kw):
+    """An acquire that needs approval (a networkWrite tool)."""
+    return R(requestedTools=T("http.post"), **kw)
+
+
+def approved(sc, approval_id="approval-1", token="appr-1", reviewer="rev1", **req):
+    """RequestApproval + GrantApproval by one reviewer, appended to scenario sc."""
+    sc.cmd("RequestApproval", AREQ(**req), {"approvalId": approval_id, "status": "pending"})
+    sc.cmd("GrantApproval", {"approvalId": approval_id, "grantedBy": reviewer},
+           {"granted": True, "approvalToken": token, "message": "approval granted"})
+    return sc
+
+
+@section
+def approvals():
+    v = []
+    sc = Sc("13.6 (reference 3.3 case 6): networkWrite needs approval: denied approval_required (retry 0), then "
+            "request + grant -> token appr-1, the acquire with it is granted once; reuse -> approval_required",
+            APPROVAL_POLICY)
+    sc.acq(PUB(), deny("approval_required", 0))
+    sc.cmd("RequestApproval", AREQ(), lambda s: {"approvalId": "approval-1", "status": "pending",
+                                                 "message": "approval request created", "requiredReviewers": 1,
+                                                 "expiresAtUtc": s.t(300000)})
+    sc.cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"},
+           {"granted": True, "approvalToken": "appr-1", "message": "approval granted"})
+    sc.acq(PUB(approvalToken="appr-1"), grant("lease-1"))
+    sc.acq(PUB(approvalToken="appr-1"), deny("approval_required", 0))
+    v.append(sc)
+    v.append(Sc("13.6: a token that does not exist does not validate", APPROVAL_POLICY)
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0))
+             .acq(PUB(approvalToken="garbage"), deny("approval_required", 0)))
+    v.append(approved(Sc("13.6: the token is scoped to the approval's actor", APPROVAL_POLICY))
+             .acq(PUB(approvalToken="appr-1", actorId="bob"), deny("approval_required", 0))
+             .acq(PUB(approvalToken="appr-1"), grant("lease-1")))
+    v.append(approved(Sc("13.6: the token is scoped to the approval's workspace", APPROVAL_POLICY))
+             .acq(PUB(approvalToken="appr-1", workspaceId="ws2"), deny("approval_required", 0))
+             .acq(PUB(approvalToken="appr-1"), grant("lease-1")))
+    v.append(approved(Sc("13.6: an approval scoped to a toolId does not cover another tool of the category",
+                         dict(APPROVAL_POLICY, toolRegistry=TOOLS + [{"toolId": "mail.send",
+                                                                      "category": "networkWrite"}])),
+                      toolId="mail.send", toolCategory=DEL)
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0))
+             .acq(R(requestedTools=[{"toolId": "mail.send", "category": "networkWrite"}], approvalToken="appr-1"),
+                  grant("lease-1")))
+    v.append(approved(Sc("13.6: singleUse false: the token validates more than once", APPROVAL_POLICY), singleUse=False)
+             .acq(PUB(approvalToken="appr-1"), grant("lease-1"))
+             .acq(PUB(approvalToken="appr-1"), grant("lease-2")))
+    v.append(approved(Sc("13.6: the token expires with the approval (TTL 300 s by default)", APPROVAL_POLICY))
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0), at=300000))
+    v.append(Sc("13.6: the approval TTL is at least 30 s (ttlSeconds 5 -> 30 s)", APPROVAL_POLICY)
+             .cmd("RequestApproval", AREQ(ttlSeconds=5), lambda s: {"approvalId": "approval-1",
+                                                                    "expiresAtUtc": s.t(30000)})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"granted": True}, at=29000)
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0), at=1000))
+    v.append(Sc("13.6: an expired approval can never become granted", APPROVAL_POLICY)
+             .cmd("RequestApproval", AREQ(ttlSeconds=30), {"approvalId": "approval-1"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"},
+                  {"granted": False, "message": "approval expired"}, at=30000)
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev2", "approve": True},
+                  {"status": "expired", "message": "approval expired"})
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0)))
+    v.append(Sc("13.6 (fixed defect: self-review refused): the requester cannot grant their own approval",
+                APPROVAL_POLICY)
+             .cmd("RequestApproval", AREQ(requestedBy="alice"), {"approvalId": "approval-1"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "alice"},
+                  {"granted": False, "message": "self_review_not_allowed"})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "alice", "approve": True},
+                  {"message": "self_review_not_allowed"})
+             .cmd("ListPendingApprovals", {}, {"items": [{"approvalId": "approval-1", "status": "pending",
+                                                          "currentApprovals": 0}]})
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0))
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"},
+                  {"granted": True, "approvalToken": "appr-1"})
+             .acq(PUB(approvalToken="appr-1"), grant("lease-1")))
+    v.append(Sc("13.6: the reviewer compared is the request's requestedBy (here not the actor); another reviewer grants",
+                APPROVAL_POLICY)
+             .cmd("RequestApproval", AREQ(requestedBy="agent-runner"), {"approvalId": "approval-1"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "agent-runner"},
+                  {"granted": False, "message": "self_review_not_allowed"})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "lead", "approve": True},
+                  {"status": "granted", "approvalToken": "appr-1", "message": "approval granted"}))
+    quorum = dict(APPROVAL_POLICY, approvalReviewersByToolCategory={"networkWrite": 2})
+    sc = Sc("13.6 (reference 3.3 case 7): two reviewers: the first review leaves it pending, the second grants; "
+            "the acquire is granted and the receipt's approvalChain has 2 entries", dict(quorum, spendSpikeCents=1000))
+    sc.cmd("RequestApproval", AREQ(), {"approvalId": "approval-1", "status": "pending", "requiredReviewers": 2})
+    sc.cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True, "comment": "ok"},
+           {"status": "pending", "message": "approval pending additional reviewers", "requiredReviewers": 2,
+            "currentApprovals": 1})
+    sc.cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev2", "approve": True, "comment": "fine"},
+           {"status": "granted", "message": "approval granted", "approvalToken": "appr-1", "currentApprovals": 2})
+    sc.acq(PUB(approvalToken="appr-1"), grant("lease-1"))
+    sc.rel(REL("lease-1", 25), {"classification": "recorded",
+                                "receipt": {"leaseId": "lease-1",
+                                            "approvalChain": [{"reviewerId": "rev1"}, {"reviewerId": "rev2"}]}})
+    v.append(sc)
+    v.append(Sc("13.6: a reviewer counts once (a second review by the same reviewer replaces the first)", quorum)
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1", "requiredReviewers": 2})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"status": "pending", "currentApprovals": 1})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"status": "pending", "currentApprovals": 1})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"},
+                  {"granted": False, "message": "approval pending additional reviewers"})
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0)))
+    v.append(Sc("13.6: with no category the approval needs one reviewer", quorum)
+             .cmd("RequestApproval", AREQ(toolCategory=DEL), {"approvalId": "approval-1", "requiredReviewers": 1})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"status": "granted", "approvalToken": "appr-1"}))
+    v.append(Sc("13.6: a denied approval can never become granted (a later approving review leaves it denied)", quorum)
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": False},
+                  {"status": "denied", "message": "approval denied"})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev2", "approve": True},
+                  {"status": "denied"})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"status": "denied"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev3"},
+                  {"granted": False, "message": "approval denied"})
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0)))
+    v.append(approved(Sc("13.6: a deny after the grant revokes the token", APPROVAL_POLICY))
+             .cmd("DenyApproval", {"approvalId": "approval-1", "deniedBy": "rev2"},
+                  {"denied": True, "message": "approval denied"})
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0)))
+    v.append(Sc("13.6, 13.15: reviewing, granting or denying an unknown approval id is `approval not found` "
+                "(success: true, not a denial)", APPROVAL_POLICY)
+             .cmd("ReviewApproval", {"approvalId": "approval-7", "reviewerId": "rev1", "approve": True},
+                  {"message": "approval not found"})
+             .cmd("GrantApproval", {"approvalId": "approval-7", "grantedBy": "rev1"},
+                  {"granted": False, "message": "approval not found"})
+             .cmd("DenyApproval", {"approvalId": "approval-7", "deniedBy": "rev1"},
+                  {"denied": False, "message": "approval not found"})
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"}))
+    v.append(Sc("13.3 step 10 (fixed defect: approval token not burned): a token validated by an acquire that is "
+                "then denied (concurrency) is not consumed", dict(APPROVAL_POLICY, maxInFlight=1))
+             .acq(R(actorId="bob"), grant("lease-1"))
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
+             .acq(PUB(approvalToken="appr-1"), deny("concurrency_limit_reached", 500))
+             .rel(REL("lease-1", 1))
+             .acq(PUB(approvalToken="appr-1"), grant("lease-2"))
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0)))
+    v.append(approved(Sc("13.3 steps 10, 18 (fixed defect: token not burned): a daily-budget denial after the "
+                         "approval step leaves the token unused", dict(APPROVAL_POLICY, dailyBudgetCents=10)))
+             .acq(PUB(approvalToken="appr-1", estimatedCostCents=11), deny("daily_budget_exceeded", plan=True))
+             .acq(PUB(approvalToken="appr-1", estimatedCostCents=10), grant("lease-1")))
+    v.append(approved(Sc("13.3 steps 10-11 (fixed defect: token not burned): a scoped-quota denial leaves the token "
+                         "unused", dict(APPROVAL_POLICY, actorDailyBudgetCents={"alice": 3})))
+             .acq(PUB(approvalToken="appr-1"), deny("actor_exhausted"))
+             .acq(PUB(approvalToken="appr-1", estimatedCostCents=3), grant("lease-1")))
+    v.append(approved(Sc("13.3 step 9: risk_requires_approval is a hard deny that a valid token cannot clear",
+                         dict(APPROVAL_POLICY, riskRequiresApproval=["pii"])))
+             .acq(PUB(approvalToken="appr-1", riskFlags=["pii"]), deny("risk_requires_approval"))
+             .acq(PUB(approvalToken="appr-1"), grant("lease-1")))
+    v.append(Sc("13.3 steps 9-10: a policy denial comes before the approval step",
+                dict(APPROVAL_POLICY, allowedModels=["cheap-model"]))
+             .acq(PUB(), deny("model_not_allowed")))
+    v.append(Sc("13.3 steps 10-12: the approval step comes before the quotas and pools",
+                dict(APPROVAL_POLICY, maxInFlight=0))
+             .acq(PUB(), deny("approval_required", 0)))
+    v.append(Sc("13.6: ListPendingApprovals lists pending approvals (filtered by workspace) with required and current "
+                "reviewer counts", dict(APPROVAL_POLICY, approvalReviewersByToolCategory={"networkWrite": 2}))
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"})
+             .cmd("RequestApproval", AREQ(workspaceId="ws2", actorId="bob", requestedBy="bob"),
+                  {"approvalId": "approval-2"})
+             .cmd("RequestApproval", AREQ(toolCategory=DEL, reason="general"), {"approvalId": "approval-3"})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"status": "pending"})
+             .cmd("GrantApproval", {"approvalId": "approval-3", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
+             .cmd("ListPendingApprovals", {"workspaceId": "ws1"},
+                  {"items": [{"approvalId": "approval-1", "actorId": "alice", "workspaceId": "ws1",
+                              "requiredReviewers": 2, "currentApprovals": 1, "status": "pending"}]})
+             .cmd("ListPendingApprovals", {"workspaceId": "ws2"}, {"items": [{"approvalId": "approval-2"}]})
+             .cmd("GetStatus", {}, {"pendingApprovals": 2}))
+    v.append(Sc("13.15 Ids: approval ids and approval tokens have their own counters", APPROVAL_POLICY)
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"})
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-2"})
+             .cmd("GrantApproval", {"approvalId": "approval-2", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
+             .acq(PUB(approvalToken="appr-1"), grant("lease-1"))
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"approvalToken": "appr-2"})
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-3"}))
+    return v
+
+
+# ============================================================================ 13.9 policy bundles (helpers)
+
+CREATED = "2026-02-28T09:30:00Z"
+
+
+def content_text(policy):
+    """A policyContentJson with whitespace and unsorted keys, so the RFC 8785 hash differs from a hash of the text."""
+    return json.dumps(policy, indent=1, sort_keys=False)
+
+
+def bundle_unsigned(version, policy, created=CREATED, author="ci", text=None):
+    return {"version": version, "createdAtUtc": created, "author": author,
+            "policyContentJson": content_text(policy) if text is None else text}
+
+
+def bundle_signed(key, version, policy, created=CREATED, author="ci", der=False, text=None, sign_as=None):
+    """A bundle signed by `key`; sign_as=(version, created, author, text) signs other values (tampering)."""
+    b = bundle_unsigned(version, policy, created, author, text)
+    sv = sign_as or (b["version"], b["createdAtUtc"], b["author"], b["policyContentJson"])
+    b["signatureBase64"] = sign(key, signed_text(*sv), der=der)
+    return b
+
+
+def staged_hash(bundle):
+    return policy_hash(json.loads(bundle["policyContentJson"]))
+
+
+# ============================================================================ 13.1 frames (frame_decode)
+
+MAX_FRAME = 16777216
+IR = {"error": "INVALID_REQUEST"}
+
+
+def envelope(command, payload="{}", **extra):
+    d = {"protocolVersion": "0.1", "command": command, "payloadJson": payload}
+    d.update(extra)
+    return json.dumps(d, separators=(",", ":")).encode("utf-8")
+
+
+def frame(body, length=None):
+    n = len(body) if length is None else length
+    return struct.pack("<i", n) + body
+
+
+def frame_vectors():
+    acq = envelope("Acquire", json.dumps(R(idempotencyKey="k1"), separators=(",", ":")))
+    met = envelope("GetMetrics")
+    rows = [
+        ("13.1: a well-formed Acquire request frame decodes", frame(acq), {"command": "Acquire"}),
+        ("13.1: a well-formed GetMetrics frame decodes", frame(met), {"command": "GetMetrics"}),
+        ("13.1: leasekit's added command Authorize decodes",
+         frame(envelope("Authorize", '{"leaseId":"lease-1","capability":"fs.read","target":"/tmp/a"}')),
+         {"command": "Authorize"}),
+        ("13.1: RollbackPolicy decodes", frame(envelope("RollbackPolicy", '{"version":"v1"}')),
+         {"command": "RollbackPolicy"}),
+        ("13.1, 13.15 Frames: bytes after one whole frame are not looked at", frame(met) + b"\xff\xfe garbage",
+         {"command": "GetMetrics"}),
+        ("13.1: a connection may carry frames in sequence; the first frame is the one decoded",
+         frame(met) + frame(acq), {"command": "GetMetrics"}),
+        ("13.1: the frame decoder does not judge the command name (unknown_command is the dispatcher's answer)",
+         frame(envelope("Frobnicate")), {"command": "Frobnicate"}),
+        ("13.1: UTF-8 JSON with non-ASCII text; the length counts bytes, not characters",
+         frame(envelope("RequestApproval", json.dumps({"reason": "r\u00e9sum\u00e9 \u2713 \U0001f600"},
+                                                      ensure_ascii=False))),
+         {"command": "RequestApproval"}),
+        ("13.1: whitespace around the JSON body is JSON", frame(b"  \n" + met + b"\n "), {"command": "GetMetrics"}),
+        ("13.1: a length of 0 is an error", frame(b"", 0), IR),
+        ("13.1: a length of 0 is an error even with bytes after it", frame(met, 0) + met, IR),
+        ("13.1: a negative length (-1) is an error", frame(met, -1), IR),
+        ("13.1: the most negative length is an error", frame(met, -2147483648), IR),
+        ("13.1: a length over 16 777 216 is an error (exceeds maximum), whatever follows",
+         frame(met, MAX_FRAME + 1), IR),
+        ("13.1: the largest positive length is an error", frame(met, 2147483647), IR),
+        ("13.1: a big-endian length prefix reads as a length far over the maximum", struct.pack(">i", len(met)) + met,
+         IR),
+        ("13.1: a stream that ends inside the body is an error (length says 100 more bytes than present)",
+         frame(met, len(met) + 100), IR),
+        ("13.1: a stream that ends right after the length prefix is an error", frame(b"", 10), IR),
+        ("13.1: a stream that ends inside the length prefix is an error", struct.pack("<i", 10)[:3], IR),
+        ("13.15 Frames: empty input is an error", b"", IR),
+        ("13.1: a length at the maximum with a short stream is an error (truncated)", frame(met, MAX_FRAME), IR),
+        ("13.1: a body that is not JSON is an error", frame(b"hello, governor"), IR),
+        ("13.1: a body that is not UTF-8 is an error", frame(b'{"protocolVersion":"0.1","command":"Ac\xffquire",'
+                                                            b'"payloadJson":"{}"}'), IR),
+        ("13.1: a length shorter than the JSON cuts it: not JSON, an error", frame(met, len(met) - 1), IR),
+        ("13.1: JSON followed by more text inside the frame is not one JSON value: an error", frame(met + b"xyz"), IR),
+        ("13.1: a JSON array is not a request object", frame(b'["Acquire"]'), IR),
+        ("13.1: a JSON string is not a request object", frame(b'"Acquire"'), IR),
+        ("13.1: JSON null is not a request object", frame(b"null"), IR),
+        ("13.1: a request without command is an error", frame(b'{"protocolVersion":"0.1","payloadJson":"{}"}'), IR),
+        ("13.1: command must be a string (a number is a wrong type)",
+         frame(b'{"protocolVersion":"0.1","command":7,"payloadJson":"{}"}'), IR),
+        ("13.1: command must be a string (null is a wrong type)",
+         frame(b'{"protocolVersion":"0.1","command":null,"payloadJson":"{}"}'), IR),
+        ("13.1: payloadJson is JSON text in a string; an object there is a wrong type",
+         frame(b'{"protocolVersion":"0.1","command":"Acquire","payloadJson":{"actorId":"a"}}'), IR),
+        ("13.1: protocolVersion is a string; a number is a wrong type",
+         frame(b'{"protocolVersion":0.1,"command":"Acquire","payloadJson":"{}"}'), IR),
+    ]
+    return [{"comment": c, "op": "frame_decode", "input": {"hex": b.hex()}, "expect": e} for c, b, e in rows]
+
+
+def reference_frame_decode(data):
+    """13.1 as a reference decoder (used by --self-check only)."""
+    if len(data) < 4:
+        return IR
+    (n,) = struct.unpack("<i", data[:4])
+    if n <= 0 or n > MAX_FRAME or len(data) - 4 < n:
+        return IR
+    try:
+        obj = json.loads(data[4:4 + n].decode("utf-8", errors="strict"))
+    except (UnicodeDecodeError, ValueError):
+        return IR
+    if not isinstance(obj, dict):
+        return IR
+    if not isinstance(obj.get("command"), str):
+        return IR
+    for k in ("protocolVersion", "payloadJson"):
+        if k in obj and not isinstance(obj[k], str):
+            return IR
+    return {"command": obj["command"]}
+
+
+# ============================================================================ output, --check, --self-check
+
+
+def governor_vectors():
+    out = []
+    for fn in SECTIONS:
+        for sc in fn():
+            out.append(sc.vector() if isinstance(sc, Sc) else sc)
+    return out
+
+
+def with_ids(prefix, vecs):
+    return [dict([("id", "%s-%03d" % (prefix, i))] + list(v.items())) for i, v in enumerate(vecs, 1)]
+
+
+def render(vecs):
+    return '{"vectors": [\n' + ",\n".join(json.dumps(v, ensure_ascii=True) for v in vecs) + "\n]}\n"
+
+
+def build():
+    return {"governor.json": render(with_ids("governor", governor_vectors())),
+            "frame_decode.json": render(with_ids("frame_decode", frame_vectors()))}
+
+
+SUB_RE = re.compile(r"^(13\.\d+)")
+
+
+def counts(files):
+    per = {}
+    for name, text in files.items():
+        for v in json.loads(text)["vectors"]:
+            key = (v["op"], SUB_RE.match(v["comment"]).group(1))
+            per[key] = per.get(key, 0) + 1
+    return per
+
+
+# every acquire denial reason of 13.3 / reference 2.2 that a vector must exercise (fallback-client and
+# audit_unavailable reasons cannot be produced through an embedded governor with a working store)
+REQUIRED_REASONS = [
+    "workspace_circuit_breaker", "actor_cooldown_active", "service_account_unauthorized",
+    "service_account_capability_denied", "service_account_model_denied", "service_account_tool_denied",
+    "tool_not_registered:", "tool_category_mismatch:", "intent_model_not_allowed", "intent_cost_exceeded",
+    "workspace_model_not_allowed", "model_not_allowed", "capability_not_allowed_for_role", "capability_not_allowed",
+    "risk_requires_approval", "tool_category_denied:", "tool_not_allowed:", "tool_not_allowed_for_role:",
+    "approval_required", "concurrency_limit_reached", "compute_capacity_reached", "rate_limit_reached",
+    "context_prompt_tokens_exceeded", "context_retrieved_chunks_exceeded", "tool_output_tokens_exceeded",
+    "retrieval_bytes_exceeded", "retrieval_tokens_exceeded", "summarization_budget_unavailable",
+    "daily_budget_exceeded", "org_exhausted", "workspace_exhausted", "actor_exhausted", "actor_throttled",
+    "org_rate_limited", "workspace_rate_limited", "actor_rate_limited", "idempotency_key_conflict",
+    "invalid_requested_lease",
+    # sub-leases, tool calls, Authorize
+    "lease_not_found", "tool_not_in_lease", "tool_calls_exhausted", "tool_loop_detected", "tool_sublease_not_found",
+    "tool_sublease_lease_mismatch", "tool_sublease_scope_mismatch", "tool_sublease_depleted", "tool_path_not_allowed",
+    "tool_host_not_allowed", "tool_command_rejected", "tool_rate_limited", "lease_expired",
+]
+
+
+def walk_steps(vec):
+    for step, exp in zip(vec["input"]["steps"], vec["expect"]):
+        yield step, exp
+
+
+def verify_chain(records):
+    """13.10 reference verifier: returns (ok, first_bad_line)."""
+    prev = ZERO64
+    for i, rec in enumerate(records, 1):
+        if not isinstance(rec, dict) or rec.get("prevHash") != prev:
+            return False, i
+        body = {k: x for k, x in rec.items() if k != "entryHash"}
+        if rec.get("entryHash") != sha256_hex(jcs(body)):
+            return False, i
+        prev = rec["entryHash"]
+    return True, None
+
+
+def self_check(files):
+    errors = []
+
+    def err(vid, msg):
+        errors.append("%s: %s" % (vid, msg))
+
+    # RFC 8785 3.2.3 sorting example and a few escapes
+    sample = {"\u20ac": "Euro Sign", "\r": "Carriage Return", "\ufb33": "Hebrew Letter Dalet With Dagesh",
+              "1": "One", "\U0001f600": "Emoji: Grinning Face", "\u0080": "Control", "\u00f6": "Latin Small Letter O "
+              "With Diaeresis"}
+    order = [k for k in json.loads("{" + jcs(sample)[1:])]
+    if order != ["\r", "1", "\u0080", "\u00f6", "\u20ac", "\U0001f600", "\ufb33"]:
+        errors.append("jcs: RFC 8785 3.2.3 key order not reproduced: %r" % order)
+    if jcs({"b": [True, None, "x\n\u001f\u007f"], "a": 1}) != '{"a":1,"b":[true,null,"x\\n\\u001f\x7f"]}':
+        errors.append("jcs: escapes/ordering wrong: %s" % jcs({"b": [True, None, "x\n\u001f\u007f"], "a": 1}))
+
+    seen_reasons = set()
+    ids = set()
+    for name, text in files.items():
+        for v in json.loads(text)["vectors"]:
+            vid = v["id"]
+            if vid in ids:
+                err(vid, "duplicate id")
+            ids.add(vid)
+            if not SUB_RE.match(v.get("comment", "")):
+                err(vid, "comment does not cite a 13.x subsection")
+            if v["op"] == "frame_decode":
+                got = reference_frame_decode(bytes.fromhex(v["input"]["hex"]))
+                if got != v["expect"]:
+                    err(vid, "reference decoder gives %r, vector expects %r" % (got, v["expect"]))
+                continue
+            inp = v["input"]
+            steps = inp["steps"]
+            if len(steps) != len(v["expect"]):
+                err(vid, "steps and expect differ in length")
+            if any("restart" in s for s in steps) and inp.get("store") != "sqlite":
+                err(vid, "restart without the sqlite store")
+            opts = inp.get("options") or {}
+            hashes = {policy_hash(inp["policy"])}
+            for step, exp in walk_steps(v):
+                if step.get("command") == "StagePolicyBundle":
+                    b = step["payload"]
+                    try:
+                        hashes.add(staged_hash(b))
+                    except ValueError:
+                        pass
+                    keys = opts.get("allowedPublicKeysBase64", [])
+                    has_sig = bool(b.get("signatureBase64"))
+                    ok_sig = has_sig and verify_any(keys, signed_text(b["version"], b["createdAtUtc"], b["author"],
+                                                                      b["policyContentJson"]), b["signatureBase64"])
+                    if isinstance(exp, dict) and exp.get("message") == "invalid policy bundle signature" and ok_sig:
+                        err(vid, "a signature expected invalid verifies")
+                    if isinstance(exp, dict) and exp.get("accepted") is True:
+                        if opts.get("requireSignedBundles") and not ok_sig:
+                            err(vid, "an accepted bundle's signature does not verify")
+                        if has_sig and not ok_sig:
+                            err(vid, "an accepted bundle carries a signature that does not verify")
+                        if "stagedPolicyHash" in exp and exp["stagedPolicyHash"] != staged_hash(b):
+                            err(vid, "stagedPolicyHash does not recompute")
+                if step.get("command") == "VerifyAudit" and "records" in step.get("payload", {}):
+                    ok, bad = verify_chain(step["payload"]["records"])
+                    if isinstance(exp, dict) and "ok" in exp and exp["ok"] != ok:
+                        err(vid, "VerifyAudit expects ok=%s, reference verifier says %s" % (exp["ok"], ok))
+                if isinstance(exp, dict):
+                    for k in ("deniedReason",):
+                        if k in exp:
+                            seen_reasons.add(exp[k])
+                    stack = [exp]
+                    while stack:
+                        cur = stack.pop()
+                        if isinstance(cur, dict):
+                            for k, x in cur.items():
+                                if k in ("policyHash", "activePolicyHash", "stagedPolicyHash") and x not in hashes:
+                                    err(vid, "%s %s is not the hash of a policy of this vector" % (k, x))
+                                if k.endswith("AtUtc") and not re.match(
+                                        r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$", x):
+                                    err(vid, "%s is not RFC 3339 with milliseconds: %s" % (k, x))
+                                stack.append(x)
+                        elif isinstance(cur, list):
+                            stack.extend(cur)
+    for r in REQUIRED_REASONS:
+        if not any(s == r or (r.endswith(":") and s.startswith(r)) for s in seen_reasons):
+            errors.append("coverage: no vector expects deniedReason %s" % r)
+    gov = len(json.loads(files["governor.json"])["vectors"])
+    fr = len(json.loads(files["frame_decode.json"])["vectors"])
+    if gov < 250:
+        errors.append("coverage: %d governor vectors (< 250)" % gov)
+    if fr < 20:
+        errors.append("coverage: %d frame_decode vectors (< 20)" % fr)
+    return errors
+
+
+def main(argv):
+    files = build()
+    if "--check" in argv:
+        bad = []
+        for name, text in files.items():
+            path = os.path.join(OUT, name)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    disk = f.read()
+            except FileNotFoundError:
+                disk = None
+            if disk != text:
+                bad.append(name)
+        if bad:
+            print("out of date: %s (run conformance/tools/gen_governor_vectors.py)" % ", ".join(bad))
+            return 1
+        print("governor vectors up to date")
+        return 0
+    if "--self-check" in argv:
+        errors = self_check(files)
+        for e in errors:
+            print(e)
+        print("self-check: %s" % ("FAILED (%d)" % len(errors) if errors else "ok"))
+        return 1 if errors else 0
+    if "--counts" in argv:
+        for (op, sub), n in sorted(counts(files).items(), key=lambda kv: (kv[0][0], [int(x) for x in kv[0][1].split(".")])):
+            print("%-13s %-6s %4d" % (op, sub, n))
+        return 0
+    for name, text in files.items():
+        with open(os.path.join(OUT, name), "w", encoding="utf-8") as f:
+            f.write(text)
+        print("%-18s %4d" % (name, len(json.loads(text)["vectors"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
