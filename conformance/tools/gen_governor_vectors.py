@@ -1262,6 +1262,571 @@ def approvals():
     return v
 
 
+
+# ============================================================================ 13.7 safety automation
+
+
+def spike(sc, lid, at=None):
+    """Grant + release with 25 cents (>= spendSpikeCents 20): the actor gets a cooldown and a clamp."""
+    sc.acq(R(idempotencyKey="spike-" + lid), grant(lid), at=at)
+    sc.rel(REL(lid, 25))
+    return sc
+
+
+@section
+def safety():
+    v = []
+    bad = R(modelId="gpt-4o")
+    pol = {"allowedModels": ["gpt-4o-mini"], "policyDenyCircuitBreakerThreshold": 3}
+    v.append(Sc("13.7 (reference 3.3 case 8): deny threshold 3: three model_not_allowed denials trip the workspace "
+                "circuit breaker: a valid request -> workspace_circuit_breaker, retry = safetyCooldownMs, plan", pol)
+             .acq(bad, deny("model_not_allowed"))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(R(), deny("workspace_circuit_breaker", 2000, plan=True))
+             .acq(R(workspaceId="ws2"), grant("lease-1")))
+    v.append(Sc("13.7: the breaker lasts safetyCooldownMs; its retry is safetyCooldownMs (LeaseGate's value), not the "
+                "time remaining", dict(pol, safetyCooldownMs=5000))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(R(), deny("workspace_circuit_breaker", 5000, plan=True), at=1000)
+             .acq(R(), deny("workspace_circuit_breaker", 5000, plan=True), at=3999)
+             .acq(R(), grant("lease-1"), at=1))
+    v.append(Sc("13.7: the deny counter counts events in the trailing safetyWindowMs (default 60 000)", pol)
+             .acq(bad, deny("model_not_allowed"))
+             .acq(bad, deny("model_not_allowed"), at=30000)
+             .acq(bad, deny("model_not_allowed"), at=31000)
+             .acq(R(), grant("lease-1")))
+    v.append(Sc("13.7: safetyWindowMs is configurable", dict(pol, policyDenyCircuitBreakerThreshold=2,
+                                                            safetyWindowMs=10000))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(bad, deny("model_not_allowed"), at=10001)
+             .acq(R(), grant("lease-1")))
+    v.append(Sc("13.7: the counter restarts after it trips (LeaseGate's never reset, so every later deny re-tripped)",
+                dict(pol, policyDenyCircuitBreakerThreshold=2))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(R(), deny("workspace_circuit_breaker", 2000, plan=True))
+             .acq(bad, deny("model_not_allowed"), at=2001)
+             .acq(R(), grant("lease-1"))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(R(), deny("workspace_circuit_breaker", 2000, plan=True)))
+    v.append(Sc("13.7: default policyDenyCircuitBreakerThreshold is 5", {"allowedModels": ["gpt-4o-mini"]})
+             .acq(bad, deny("model_not_allowed"))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(R(), grant("lease-1"))
+             .acq(bad, deny("model_not_allowed"))
+             .acq(R(), deny("workspace_circuit_breaker", 2000, plan=True)))
+    sc = Sc("13.3 step 3, 13.15 Breaker bypass: only a valid approval token for the actor and workspace passes the "
+            "breaker; any other token does not; a single-use token is consumed by the grant",
+            dict(pol, policyDenyCircuitBreakerThreshold=1))
+    sc.acq(bad, deny("model_not_allowed"))
+    sc.cmd("RequestApproval", AREQ(toolCategory=DEL), {"approvalId": "approval-1"})
+    sc.cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
+    sc.acq(R(approvalToken="garbage"), deny("workspace_circuit_breaker", 2000, plan=True))
+    sc.acq(R(approvalToken="appr-1"), grant("lease-1"))
+    sc.acq(R(approvalToken="appr-1"), deny("workspace_circuit_breaker", 2000, plan=True))
+    v.append(sc)
+    v.append(Sc("13.15 Breaker bypass: another actor's valid token does not pass the breaker",
+                dict(pol, policyDenyCircuitBreakerThreshold=1))
+             .acq(bad, deny("model_not_allowed"))
+             .cmd("RequestApproval", AREQ(actorId="bob", requestedBy="bob", toolCategory=DEL), {"approvalId": "approval-1"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
+             .acq(R(approvalToken="appr-1"), deny("workspace_circuit_breaker", 2000, plan=True))
+             .acq(R(actorId="bob", approvalToken="appr-1"), grant("lease-1")))
+    v.append(Sc("13.15 Breaker bypass: the token's tool scope does not matter there",
+                dict(pol, policyDenyCircuitBreakerThreshold=1))
+             .acq(bad, deny("model_not_allowed"))
+             .cmd("RequestApproval", AREQ(toolId="http.post"), {"approvalId": "approval-1"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
+             .acq(R(approvalToken="appr-1"), grant("lease-1")))
+    v.append(Sc("13.15 Breaker bypass: a single-use token is consumed only if the acquire is granted",
+                dict(pol, policyDenyCircuitBreakerThreshold=1, maxInFlight=1))
+             .acq(R(workspaceId="ws2"), grant("lease-1"))
+             .acq(bad, deny("model_not_allowed"))
+             .cmd("RequestApproval", AREQ(toolCategory=DEL), {"approvalId": "approval-1"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
+             .acq(R(approvalToken="appr-1"), deny("concurrency_limit_reached", 500))
+             .rel(REL("lease-1", 1))
+             .acq(R(approvalToken="appr-1"), grant("lease-2")))
+    sc = Sc("13.7 (reference 3.3 case 9): a release at or over spendSpikeCents puts the actor on cooldown: "
+            "actor_cooldown_active with retry = max(250, remaining ms) and a plan; other actors are not affected")
+    spike(sc, "lease-1")
+    sc.acq(R(), deny("actor_cooldown_active", 1500, plan=True), at=500)
+    sc.acq(R(actorId="bob"), grant("lease-2"))
+    sc.acq(R(), deny("actor_cooldown_active", 250, plan=True), at=1400)
+    sc.acq(R(), grant("lease-3"), at=101)
+    v.append(sc)
+    v.append(spike(Sc("13.7: a release under spendSpikeCents does not trigger the cooldown", {"spendSpikeCents": 30}),
+                   "lease-1")
+             .acq(R(), grant("lease-2")))
+    v.append(spike(Sc("13.7: the cooldown lasts safetyCooldownMs from the policy", {"safetyCooldownMs": 10000}),
+                   "lease-1")
+             .acq(R(), deny("actor_cooldown_active", 10000, plan=True))
+             .acq(R(), deny("actor_cooldown_active", 1000, plan=True), at=9000)
+             .acq(R(), grant("lease-2"), at=1001))
+    v.append(spike(Sc("13.7: a spend spike clamps the actor's maxOutputTokens to clampedMaxOutputTokens (64)"), "lease-1")
+             .acq(R(maxOutputTokens=500), grant("lease-2", constraints={"maxOutputTokensOverride": 64}), at=2001)
+             .acq(R(actorId="bob", maxOutputTokens=500), grant("lease-3", constraints={"maxOutputTokensOverride": 500})))
+    v.append(spike(Sc("13.7: the clamp only lowers (a request under it keeps its value)", {"clampedMaxOutputTokens": 100}),
+                   "lease-1")
+             .acq(R(maxOutputTokens=30), grant("lease-2", constraints={"maxOutputTokensOverride": 30}), at=2001)
+             .acq(R(maxOutputTokens=300), grant("lease-3", constraints={"maxOutputTokensOverride": 100})))
+    v.append(spike(Sc("13.7: output clamps last clampDurationMs (default 3 600 000), then end"), "lease-1")
+             .acq(R(maxOutputTokens=500), grant("lease-2", constraints={"maxOutputTokensOverride": 64}), at=3599000)
+             .acq(R(maxOutputTokens=500), grant("lease-3", constraints={"maxOutputTokensOverride": 500}), at=1001))
+    v.append(spike(Sc("13.7: clampDurationMs is configurable", {"clampDurationMs": 5000}), "lease-1")
+             .acq(R(maxOutputTokens=500), grant("lease-2", constraints={"maxOutputTokensOverride": 64}), at=2001)
+             .acq(R(maxOutputTokens=500), grant("lease-3", constraints={"maxOutputTokensOverride": 500}), at=3000))
+    v.append(Sc("13.7, 13.15 Retry storm: the acquires that carry one scoped key (first use and replays) count; at "
+                "retryThresholdPerLease (3) the actor gets a cooldown; the current request is not denied")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"})
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"})
+             .acq(R(), deny("actor_cooldown_active", 2000, plan=True))
+             .acq(R(actorId="bob"), grant("lease-2")))
+    v.append(Sc("13.15 Retry storm: acquires without a key do not count", {"maxInFlight": 10})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), grant("lease-2"))
+             .acq(R(), grant("lease-3"))
+             .acq(R(idempotencyKey=""), grant("lease-4"))
+             .acq(R(), grant("lease-5")))
+    v.append(Sc("13.15 Retry storm: conflicts count")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1", estimatedCostCents=7), deny("idempotency_key_conflict"))
+             .acq(R(idempotencyKey="k1", estimatedCostCents=8), deny("idempotency_key_conflict"))
+             .acq(R(idempotencyKey="k2"), deny("actor_cooldown_active", 2000, plan=True)))
+    v.append(Sc("13.7 (fixed: scoped keys): the storm counter is per scoped key, so three actors sharing a key "
+                "do not add up")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1", actorId="bob"), grant("lease-2"))
+             .acq(R(idempotencyKey="k1", actorId="carol"), grant("lease-3"))
+             .acq(R(), grant("lease-4")))
+    v.append(Sc("13.7: the storm counter counts in the trailing safetyWindowMs")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"}, at=30000)
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"}, at=31000)
+             .acq(R(), grant("lease-2")))
+    v.append(Sc("13.7: the storm counter restarts after it trips", {"retryThresholdPerLease": 2})
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"})
+             .acq(R(), deny("actor_cooldown_active", 2000, plan=True))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"}, at=2001)
+             .acq(R(), grant("lease-2"))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"})
+             .acq(R(), deny("actor_cooldown_active", 2000, plan=True)))
+    v.append(Sc("13.3 steps 3-4: the breaker is checked before the actor cooldown",
+                dict(pol, policyDenyCircuitBreakerThreshold=1))
+             .acq(R(idempotencyKey="s1"), grant("lease-1"))
+             .rel(REL("lease-1", 25))
+             .acq(R(actorId="bob", modelId="gpt-4o"), deny("model_not_allowed"))
+             .acq(R(), deny("workspace_circuit_breaker", 2000, plan=True))
+             .acq(R(workspaceId="ws2"), deny("actor_cooldown_active", 2000, plan=True)))
+    v.append(spike(Sc("13.3 steps 4, 9: a cooled-down actor is denied before the policy rules",
+                      {"allowedModels": ["gpt-4o-mini"]}), "lease-1")
+             .acq(bad, deny("actor_cooldown_active", 2000, plan=True)))
+    return v
+
+
+
+# ============================================================================ 13.8 tool sub-leases and tool calls
+
+TOOL_POLICY = {"toolRegistry": TOOLS, "allowedFileRoots": ["/tmp", "/srv/app"],
+               "allowedNetworkHosts": ["api.example.com", "*.example.org"]}
+
+
+def SUB(tool="fs.read", lease="lease-1", calls=None, **kw):
+    cat = {t["toolId"]: t["category"] for t in TOOLS}
+    d = {"leaseId": lease, "toolId": tool, "category": cat.get(tool, "other")}
+    if calls is not None:
+        d["requestedCalls"] = calls
+    d.update(kw)
+    return d
+
+
+def X(path="", host="", cmd="cat", tool="fs.read", sub="sub-1", lease="lease-1", **kw):
+    cat = {t["toolId"]: t["category"] for t in TOOLS}
+    d = {"leaseId": lease, "toolSubLeaseId": sub, "toolId": tool, "category": cat.get(tool, "other"),
+         "targetPath": path, "targetHost": host, "commandText": cmd}
+    d.update(kw)
+    return d
+
+
+ALLOWED = {"allowed": True}
+
+
+def NO(reason):
+    return {"allowed": False, "deniedReason": reason}
+
+
+def tool_sc(comment, policy=None, tools=("fs.read", "web.get", "sh"), calls=3, sub_tool="fs.read", **kw):
+    """A lease requesting `tools` and one sub-lease sub-1 for sub_tool with `calls` calls."""
+    sc = Sc(comment, dict(TOOL_POLICY, **(policy or {})), **kw)
+    sc.acq(R(requestedTools=T(*tools)), grant("lease-1"))
+    sc.cmd("RequestToolSubLease", SUB(sub_tool, calls=calls),
+           lambda s: {"granted": True, "toolSubLeaseId": "sub-1", "allowedCalls": calls})
+    return sc
+
+
+@section
+def tool_paths():
+    v = []
+    allowed = [("/tmp", "the root itself"), ("/tmp/a.txt", "a file under the root"),
+               ("/tmp/x/y/z.bin", "deep under the root"), ("/tmp/./a.txt", "`.` segments drop"),
+               ("//tmp//a.txt", "repeated `/` collapse"), ("/tmp/a/", "a trailing `/` is removed"),
+               ("/srv/app/config.json", "the second root"), ("/var/../tmp/a", "`..` climbs into the root"),
+               ("/../tmp/a", "`..` at `/` stays at `/`"), ("", "an empty targetPath touches nothing")]
+    for path, why in allowed:
+        v.append(tool_sc("13.8: allowedFileRoots /tmp and /srv/app: %r is allowed (%s)" % (path, why))
+                 .cmd("ExecuteToolCall", X(path=path), ALLOWED))
+    denied = [("/tmpx", "a sibling with the root as a prefix (fixed defect: `/tmpx` not under `/tmp`)"),
+              ("/tmpx/a.txt", "fixed defect: `/tmpx` not under `/tmp`"),
+              ("/tmp/../etc/passwd", "`/tmp/../etc` is `/etc`"), ("/tmp/a/../../etc", "climbs out"),
+              ("/etc/passwd", "outside every root"), ("/", "the filesystem root"),
+              ("/TMP/a", "matching is case-sensitive"), ("/srv/application", "prefix of another name"),
+              ("/srv", "the parent of a root")]
+    for path, why in denied:
+        v.append(tool_sc("13.8: allowedFileRoots /tmp and /srv/app: %r -> tool_path_not_allowed (%s)" % (path, why))
+                 .cmd("ExecuteToolCall", X(path=path), NO("tool_path_not_allowed")))
+    for path, why in [("tmp/a.txt", "a relative path never canonicalizes (5.1)"),
+                      ("/tmp/a\u0000b", "a control character is invalid (5)")]:
+        v.append(tool_sc("13.8: %r is not allowed: %s; fail closed" % (path, why))
+                 .cmd("ExecuteToolCall", X(path=path), {"allowed": False}))
+    v.append(tool_sc("13.8: an allowedFileRoots entry is an fs pattern (section 4): /data/*/in matches one segment",
+                     {"allowedFileRoots": ["/data/*/in"]})
+             .cmd("ExecuteToolCall", X(path="/data/job7/in/a.csv"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/data/job7/x/in/a.csv"), NO("tool_path_not_allowed")))
+    v.append(tool_sc("13.15 Allow-lists: an empty allowedFileRoots allows no non-empty path (a boundary: fail closed)",
+                     {"allowedFileRoots": []})
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), NO("tool_path_not_allowed"))
+             .cmd("ExecuteToolCall", X(path=""), ALLOWED))
+    return v
+
+
+@section
+def tool_hosts():
+    v = []
+    for host, why in [("api.example.com", "exact"), ("API.Example.COM", "compared lower-cased"),
+                      ("api.example.com.", "without a trailing dot"), ("a.example.org", "`*` is one DNS label"),
+                      ("", "an empty targetHost touches nothing")]:
+        v.append(tool_sc("13.8: allowedNetworkHosts: %r is allowed (%s)" % (host, why), sub_tool="web.get")
+                 .cmd("ExecuteToolCall", X(host=host, tool="web.get", cmd="curl"), ALLOWED))
+    for host, why in [("evil.com", "not listed"), ("api.example.com.evil.com", "a listed host as a prefix"),
+                      ("xapi.example.com", "a listed host as a suffix"), ("example.org", "`*` needs one label"),
+                      ("a.b.example.org", "`*` is exactly one label"), ("api.example.co", "another name")]:
+        v.append(tool_sc("13.8: allowedNetworkHosts: %r -> tool_host_not_allowed (%s)" % (host, why),
+                         sub_tool="web.get")
+                 .cmd("ExecuteToolCall", X(host=host, tool="web.get", cmd="curl"), NO("tool_host_not_allowed")))
+    v.append(tool_sc("13.15 Allow-lists: an empty allowedNetworkHosts allows no non-empty host",
+                     {"allowedNetworkHosts": []}, sub_tool="web.get")
+             .cmd("ExecuteToolCall", X(host="api.example.com", tool="web.get", cmd="curl"), NO("tool_host_not_allowed"))
+             .cmd("ExecuteToolCall", X(host="", tool="web.get", cmd="curl"), ALLOWED))
+    v.append(tool_sc("13.8: the path check runs before the host check", sub_tool="web.get")
+             .cmd("ExecuteToolCall", X(path="/etc/x", host="evil.com", tool="web.get", cmd="curl"),
+                  NO("tool_path_not_allowed")))
+    return v
+
+
+@section
+def tool_commands():
+    v = []
+    for ch in "&|><;`$(){}%^!":
+        v.append(tool_sc("13.8: a command holding the metacharacter %r -> tool_command_rejected" % ch, sub_tool="sh")
+                 .cmd("ExecuteToolCall", X(tool="sh", cmd="ls %s x" % ch), NO("tool_command_rejected")))
+    v.append(tool_sc("13.8: the empty command is refused", sub_tool="sh")
+             .cmd("ExecuteToolCall", X(tool="sh", cmd=""), NO("tool_command_rejected")))
+    v.append(tool_sc("13.8: a plain command with arguments passes", sub_tool="sh")
+             .cmd("ExecuteToolCall", X(tool="sh", cmd="ls -la /tmp", path="/tmp"), ALLOWED))
+    v.append(tool_sc("13.8: the host check runs before the command check", sub_tool="sh")
+             .cmd("ExecuteToolCall", X(tool="sh", cmd="curl x; rm -rf /", host="evil.com"), NO("tool_host_not_allowed")))
+    return v
+
+
+@section
+def sub_leases():
+    v = []
+    sc = Sc("13.8: a sub-lease gets LeaseGate's limits: allowedCalls = min(max(1, requested), maxToolCalls), timeoutMs "
+            "clamped to [100, defaultToolTimeoutMs], maxOutputBytes to [256, maxToolOutputBytes], the parent's expiry",
+            TOOL_POLICY)
+    sc.acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+    sc.cmd("RequestToolSubLease", SUB(calls=2, timeoutMs=50, maxOutputBytes=100),
+           lambda s: {"granted": True, "toolSubLeaseId": "sub-1", "allowedCalls": 2, "timeoutMs": 100,
+                      "maxOutputBytes": 256, "expiresAtUtc": s.exp["lease-1"]})
+    sc.cmd("RequestToolSubLease", SUB(calls=0, timeoutMs=10000, maxOutputBytes=10 ** 6),
+           {"granted": True, "toolSubLeaseId": "sub-2", "allowedCalls": 1, "timeoutMs": 2000,
+            "maxOutputBytes": 16384}, at=5000)
+    v.append(sc)
+    v.append(Sc("13.15: RequestToolSubLease defaults: requestedCalls 1, timeoutMs 2000, maxOutputBytes 16384",
+                TOOL_POLICY)
+             .acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+             .cmd("RequestToolSubLease", {"leaseId": "lease-1", "toolId": "fs.read", "category": "fileRead"},
+                  {"granted": True, "allowedCalls": 1, "timeoutMs": 2000, "maxOutputBytes": 16384}))
+    v.append(Sc("13.8: policy defaultToolTimeoutMs and maxToolOutputBytes are the sub-lease ceilings",
+                dict(TOOL_POLICY, defaultToolTimeoutMs=500, maxToolOutputBytes=1024))
+             .acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+             .cmd("RequestToolSubLease", SUB(calls=1), {"granted": True, "timeoutMs": 500, "maxOutputBytes": 1024}))
+    v.append(Sc("13.8: a sub-lease of an unknown lease -> lease_not_found", TOOL_POLICY)
+             .cmd("RequestToolSubLease", SUB(lease="lease-1"), {"granted": False, "deniedReason": "lease_not_found"})
+             .acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+             .cmd("RequestToolSubLease", SUB(), {"granted": True, "toolSubLeaseId": "sub-1"}))
+    v.append(Sc("13.8: a released or expired parent gives lease_not_found", TOOL_POLICY)
+             .acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+             .acq(R(requestedTools=T("fs.read")), grant("lease-2"))
+             .rel(REL("lease-1", 1))
+             .cmd("RequestToolSubLease", SUB(lease="lease-1"), {"granted": False, "deniedReason": "lease_not_found"})
+             .cmd("RequestToolSubLease", SUB(lease="lease-2"), {"granted": False, "deniedReason": "lease_not_found"},
+                  at=20000))
+    v.append(Sc("13.8: the tool must be one the parent lease requested -> tool_not_in_lease", TOOL_POLICY)
+             .acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+             .cmd("RequestToolSubLease", SUB("web.get"), {"granted": False, "deniedReason": "tool_not_in_lease"})
+             .acq(R(), grant("lease-2"))
+             .cmd("RequestToolSubLease", SUB("fs.read", lease="lease-2"),
+                  {"granted": False, "deniedReason": "tool_not_in_lease"}))
+    v.append(Sc("13.8: the sub-lease's category is the one the parent requested for the tool; another one -> "
+                "tool_category_mismatch:<toolId>", TOOL_POLICY)
+             .acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+             .cmd("RequestToolSubLease", SUB(category="exec"),
+                  {"granted": False, "deniedReason": "tool_category_mismatch:fs.read"}))
+    v.append(Sc("13.8 (fixed defect: aggregate sub-lease call cap): the allowedCalls of a lease's sub-leases sum to "
+                "at most maxToolCalls; then tool_calls_exhausted", dict(TOOL_POLICY, maxToolCallsPerLease=3))
+             .acq(R(requestedTools=T("fs.read", "web.get")), grant("lease-1", constraints={"maxToolCalls": 3}))
+             .cmd("RequestToolSubLease", SUB(calls=2), {"granted": True, "toolSubLeaseId": "sub-1", "allowedCalls": 2})
+             .cmd("RequestToolSubLease", SUB("web.get", calls=5),
+                  {"granted": True, "toolSubLeaseId": "sub-2", "allowedCalls": 1})
+             .cmd("RequestToolSubLease", SUB(calls=1), {"granted": False, "deniedReason": "tool_calls_exhausted"})
+             .cmd("RequestToolSubLease", SUB(calls=1), {"granted": False, "deniedReason": "tool_calls_exhausted"}))
+    v.append(Sc("13.8 (fixed defect: aggregate cap): LeaseGate's per-sub-lease cap could be multiplied by asking "
+                "again; here a 6-call sub-lease uses up the default maxToolCallsPerLease 6", TOOL_POLICY)
+             .acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+             .cmd("RequestToolSubLease", SUB(calls=6), {"granted": True, "allowedCalls": 6})
+             .cmd("RequestToolSubLease", SUB(calls=6), {"granted": False, "deniedReason": "tool_calls_exhausted"}))
+    v.append(Sc("13.15 Tool calls: used-up sub-leases still count in the aggregate cap",
+                dict(TOOL_POLICY, maxToolCallsPerLease=2))
+             .acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+             .cmd("RequestToolSubLease", SUB(calls=2), {"granted": True, "allowedCalls": 2})
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/b"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/c"), NO("tool_sublease_depleted"))
+             .cmd("RequestToolSubLease", SUB(calls=1), {"granted": False, "deniedReason": "tool_calls_exhausted"}))
+    v.append(Sc("13.15 Ids: sub-lease ids count from 1; a denied sub-lease draws none", TOOL_POLICY)
+             .acq(R(requestedTools=T("fs.read", "web.get")), grant("lease-1"))
+             .cmd("RequestToolSubLease", SUB("sh"), {"granted": False, "deniedReason": "tool_not_in_lease"})
+             .cmd("RequestToolSubLease", SUB(), {"granted": True, "toolSubLeaseId": "sub-1"})
+             .cmd("RequestToolSubLease", SUB("web.get"), {"granted": True, "toolSubLeaseId": "sub-2"}))
+    v.append(tool_sc("13.15 Tool calls: only an allowed call uses up a sub-lease call; a used-up sub-lease is "
+                     "tool_sublease_depleted", calls=1)
+             .cmd("ExecuteToolCall", X(path="/etc/passwd"), NO("tool_path_not_allowed"))
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/b"), NO("tool_sublease_depleted")))
+    v.append(tool_sc("13.15 Tool calls: a used-up sub-lease stays depleted until its parent ends, then "
+                     "tool_sublease_not_found", calls=1)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), NO("tool_sublease_depleted"))
+             .rel(REL("lease-1", 1))
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), NO("tool_sublease_not_found")))
+    v.append(tool_sc("13.8, 13.4: releasing the parent ends its sub-leases (tool_sublease_not_found)")
+             .rel(REL("lease-1", 1))
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), NO("tool_sublease_not_found")))
+    v.append(tool_sc("13.8: a sub-lease never outlives its parent: after the parent's expiry the call is refused")
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED, at=19999)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), {"allowed": False}, at=1))
+    v.append(tool_sc("13.8: an unknown sub-lease id -> tool_sublease_not_found")
+             .cmd("ExecuteToolCall", X(sub="sub-9", path="/tmp/a"), NO("tool_sublease_not_found")))
+    v.append(tool_sc("13.8: a sub-lease used with another lease id -> tool_sublease_lease_mismatch")
+             .acq(R(requestedTools=T("fs.read")), grant("lease-2"))
+             .cmd("ExecuteToolCall", X(lease="lease-2", path="/tmp/a"), NO("tool_sublease_lease_mismatch")))
+    v.append(tool_sc("13.8: a sub-lease used for another tool -> tool_sublease_scope_mismatch")
+             .cmd("ExecuteToolCall", X(tool="web.get", cmd="curl"), NO("tool_sublease_scope_mismatch")))
+    v.append(tool_sc("13.8: a sub-lease used with another category -> tool_sublease_scope_mismatch")
+             .cmd("ExecuteToolCall", X(path="/tmp/a", category="exec"), NO("tool_sublease_scope_mismatch")))
+    v.append(tool_sc("13.15 Tool calls: ExecuteToolCall defaults (timeoutMs 1000, maxOutputBytes 8192) need no fields",
+                     calls=1)
+             .cmd("ExecuteToolCall", {"leaseId": "lease-1", "toolSubLeaseId": "sub-1", "toolId": "fs.read",
+                                      "category": "fileRead", "targetPath": "/tmp/a", "commandText": "cat"}, ALLOWED))
+    v.append(tool_sc("13.7, 13.8: the loop detector counts every call per (lease, tool); at toolLoopThreshold (4) "
+                     "-> tool_loop_detected and the workspace circuit breaker trips", calls=6)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), NO("tool_loop_detected"))
+             .acq(R(), deny("workspace_circuit_breaker", 2000, plan=True))
+             .acq(R(workspaceId="ws2"), grant("lease-2")))
+    v.append(tool_sc("13.15 Tool calls: denied calls count for the loop detector too", calls=6)
+             .cmd("ExecuteToolCall", X(path="/etc/a"), NO("tool_path_not_allowed"))
+             .cmd("ExecuteToolCall", X(path="/etc/b"), NO("tool_path_not_allowed"))
+             .cmd("ExecuteToolCall", X(path="/etc/c"), NO("tool_path_not_allowed"))
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), NO("tool_loop_detected")))
+    v.append(tool_sc("13.7: the loop counter is per tool", calls=3, tools=("fs.read", "web.get"))
+             .cmd("RequestToolSubLease", SUB("web.get", calls=3), {"granted": True, "toolSubLeaseId": "sub-2"})
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(tool="web.get", sub="sub-2", host="api.example.com", cmd="curl"), ALLOWED))
+    v.append(tool_sc("13.7: the loop counter counts in the trailing safetyWindowMs", {"leaseTtlMs": 300000}, calls=6)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED, at=1000)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED, at=1000)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED, at=61000))
+    v.append(tool_sc("13.9: toolRateLimits are checked at ExecuteToolCall -> tool_rate_limited",
+                     {"toolRateLimits": [{"toolId": "fs.read", "calls": 2, "windowMs": 60000}]}, calls=6)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED, at=1000)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), NO("tool_rate_limited"), at=1000))
+    ap = dict(TOOL_POLICY, approvalRequiredToolCategories=["networkWrite"])
+    sc = Sc("13.8, 13.15 Tool calls: a sub-lease whose category needs approval carries approvalToken, validated and "
+            "consumed as in acquire", ap)
+    sc.cmd("RequestApproval", AREQ(singleUse=False), {"approvalId": "approval-1"})
+    sc.cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
+    sc.acq(PUB(approvalToken="appr-1"), grant("lease-1"))
+    sc.cmd("RequestToolSubLease", SUB("http.post"), {"granted": False, "deniedReason": "approval_required"})
+    sc.cmd("RequestToolSubLease", SUB("http.post", approvalToken="garbage"),
+           {"granted": False, "deniedReason": "approval_required"})
+    sc.cmd("RequestToolSubLease", SUB("http.post", approvalToken="appr-1"), {"granted": True, "toolSubLeaseId": "sub-1"})
+    v.append(sc)
+    sc = Sc("13.8: a single-use token consumed by the acquire cannot be reused for the sub-lease; a second approval "
+            "covers it", ap)
+    approved(sc)
+    sc.acq(PUB(approvalToken="appr-1"), grant("lease-1"))
+    sc.cmd("RequestToolSubLease", SUB("http.post", approvalToken="appr-1"),
+           {"granted": False, "deniedReason": "approval_required"})
+    approved(sc, "approval-2", "appr-2")
+    sc.cmd("RequestToolSubLease", SUB("http.post", approvalToken="appr-2"), {"granted": True, "toolSubLeaseId": "sub-1"})
+    sc.cmd("RequestToolSubLease", SUB("http.post", approvalToken="appr-2"),
+           {"granted": False, "deniedReason": "approval_required"})
+    v.append(sc)
+    return v
+
+
+
+# ============================================================================ 13.3 ARCP lease: requestedLease, Authorize
+
+RL = {"fs.read": ["/data/**"], "fs.write": ["/data/out/*"], "net.fetch": ["https://api.example.com/v1/**"],
+      "tool.call": ["web.*"], "model.use": ["gpt-4o*"]}
+
+
+def AUTH(cap, target, lease="lease-1"):
+    return {"leaseId": lease, "capability": cap, "target": target}
+
+
+def OK(canonical):
+    return {"allowed": True, "canonicalTarget": canonical}
+
+
+def AD(code, **kw):
+    d = {"allowed": False, "code": code}
+    d.update(kw)
+    return d
+
+
+@section
+def arcp():
+    v = []
+    v.append(Sc("13.3 ARCP: without a ceiling the effective lease is the requested lease")
+             .acq(R(requestedLease=RL), grant("lease-1", effectiveLease=RL)))
+    cases = [
+        ("fs.read", "/data/a/b.txt", OK("/data/a/b.txt"), "a path under /data/**"),
+        ("fs.read", "/data/x/../y.txt", OK("/data/y.txt"), "canonicalized before matching (5.1)"),
+        ("fs.read", "//data//a", OK("/data/a"), "repeated `/` collapse"),
+        ("fs.read", "/data/../etc/passwd", AD("PERMISSION_DENIED"), "`..` leaves /data"),
+        ("fs.read", "/etc/passwd", AD("PERMISSION_DENIED"), "no pattern matches"),
+        ("fs.read", "data/a", AD("INVALID_REQUEST"), "a relative fs target is invalid"),
+        ("fs.write", "/data/out/r.csv", OK("/data/out/r.csv"), "`*` matches within one segment"),
+        ("fs.write", "/data/out/sub/r.csv", AD("PERMISSION_DENIED"), "`*` does not cross `/`"),
+        ("net.fetch", "HTTPS://API.example.com:443/v1/users", OK("https://api.example.com/v1/users"),
+         "scheme and host lower-cased, default port removed (5.2)"),
+        ("net.fetch", "https://api.example.com/v2/x", AD("PERMISSION_DENIED"), "another path"),
+        ("net.fetch", "https://user@api.example.com/v1/x", AD("INVALID_REQUEST"), "userinfo is refused"),
+        ("net.fetch", "https://api.example.com/v1/..%2Fadmin", AD("INVALID_REQUEST"), "an ambiguous path is refused"),
+        ("tool.call", "web.search", OK("web.search"), "`.` is a tool.call separator"),
+        ("tool.call", "web.search.deep", AD("PERMISSION_DENIED"), "`*` stops at `.`"),
+        ("model.use", "gpt-4o-mini", OK("gpt-4o-mini"), "model patterns"),
+        ("agent.delegate", "helper", AD("PERMISSION_DENIED"), "a capability the lease lacks"),
+        ("fs.exec", "/data/a", AD("INVALID_REQUEST"), "an invalid capability name"),
+        ("cost.budget", "USD", AD("INVALID_REQUEST"), "cost.budget is not a target capability"),
+        ("fs.read", "", AD("INVALID_REQUEST"), "an empty target"),
+    ]
+    for cap, target, exp, why in cases:
+        v.append(Sc("13.3 Authorize: checks one operation against the lease's effectiveLease by section 8: "
+                    "%s %r (%s)" % (cap, target, why))
+                 .acq(R(requestedLease=RL), grant("lease-1"))
+                 .cmd("Authorize", AUTH(cap, target), exp))
+    v.append(Sc("13.3 Authorize: a lease granted without requestedLease authorizes nothing")
+             .acq(R(), grant("lease-1"))
+             .cmd("Authorize", AUTH("fs.read", "/data/a"), AD("PERMISSION_DENIED"))
+             .cmd("Authorize", AUTH("model.use", "gpt-4o-mini"), AD("PERMISSION_DENIED")))
+    v.append(Sc("13.3 Authorize: an unknown lease -> lease_not_found")
+             .cmd("Authorize", AUTH("fs.read", "/data/a", lease="lease-1"),
+                  {"allowed": False, "deniedReason": "lease_not_found"}))
+    v.append(Sc("13.3 Authorize: a released lease -> lease_not_found")
+             .acq(R(requestedLease=RL), grant("lease-1"))
+             .rel(REL("lease-1", 1))
+             .cmd("Authorize", AUTH("fs.read", "/data/a"), {"allowed": False, "deniedReason": "lease_not_found"}))
+    v.append(Sc("13.3 Authorize: an expired lease (now >= expiresAtUtc) -> lease_expired, code LEASE_EXPIRED")
+             .acq(R(requestedLease=RL), grant("lease-1"))
+             .cmd("Authorize", AUTH("fs.read", "/data/a"), OK("/data/a"), at=19999)
+             .cmd("Authorize", AUTH("fs.read", "/data/a"),
+                  {"allowed": False, "deniedReason": "lease_expired", "code": "LEASE_EXPIRED"}, at=1))
+    v.append(Sc("13.3 Authorize, section 8: expiry is checked before the target (an invalid target on an expired "
+                "lease is LEASE_EXPIRED)")
+             .acq(R(requestedLease=RL), grant("lease-1"))
+             .cmd("Authorize", AUTH("fs.read", "relative"), AD("LEASE_EXPIRED"), at=25000))
+    v.append(Sc("13.3 Authorize, section 8: an exhausted lease budget is BUDGET_EXHAUSTED (checked before the "
+                "capability)")
+             .acq(R(requestedLease={"tool.call": ["*"], "cost.budget": ["USD:0"]}), grant("lease-1"))
+             .cmd("Authorize", AUTH("tool.call", "web.search"), AD("BUDGET_EXHAUSTED"))
+             .cmd("Authorize", AUTH("fs.exec", "x"), AD("BUDGET_EXHAUSTED")))
+    v.append(Sc("13.3 ARCP, section 10: the grant carries narrow(requestedLease, leaseCeiling): a pattern inside the "
+                "ceiling stays, a wider one is replaced by the ceiling's patterns it contains, a capability the ceiling "
+                "lacks is dropped", {"leaseCeiling": {"fs.read": ["/data/**"], "tool.call": ["web.*", "calc"]}})
+             .acq(R(requestedLease={"fs.read": ["/**"], "tool.call": ["web.search"],
+                                    "net.fetch": ["https://**"]}),
+                  grant("lease-1", effectiveLease={"fs.read": ["/data/**"], "tool.call": ["web.search"]}))
+             .cmd("Authorize", AUTH("fs.read", "/etc/passwd"), AD("PERMISSION_DENIED"))
+             .cmd("Authorize", AUTH("fs.read", "/data/x"), OK("/data/x"))
+             .cmd("Authorize", AUTH("net.fetch", "https://api.example.com/"), AD("PERMISSION_DENIED")))
+    v.append(Sc("13.3 ARCP, section 10: a capability left with no pattern stays as []",
+                {"leaseCeiling": {"fs.read": ["/data/**"]}})
+             .acq(R(requestedLease={"fs.read": ["/etc/**"]}), grant("lease-1", effectiveLease={"fs.read": []}))
+             .cmd("Authorize", AUTH("fs.read", "/etc/hosts"), AD("PERMISSION_DENIED")))
+    v.append(Sc("13.3 ARCP: leaseCeilingByRole[role] is used before leaseCeiling (role from actorRoles)",
+                {"actorRoles": {"alice": "admin"}, "leaseCeilingByRole": {"admin": {"fs.read": ["/**"]}},
+                 "leaseCeiling": {"fs.read": ["/public/**"]}})
+             .acq(R(requestedLease={"fs.read": ["/etc/**"]}), grant("lease-1", effectiveLease={"fs.read": ["/etc/**"]}))
+             .acq(R(actorId="bob", requestedLease={"fs.read": ["/etc/**"]}),
+                  grant("lease-2", effectiveLease={"fs.read": []})))
+    v.append(Sc("13.3 ARCP, 13.15 Roles: leaseCeilingByRole keys match case-insensitively",
+                {"leaseCeilingByRole": {"Member": {"tool.call": ["calc"]}}})
+             .acq(R(requestedLease={"tool.call": ["*"]}), grant("lease-1", effectiveLease={"tool.call": ["calc"]})))
+    for lease, why in [({"fs.read": "/data/**"}, "a value that is not an array"),
+                       ({"fs.exec": ["/x"]}, "an invalid capability name"),
+                       ({"fs.read": ["data/**"]}, "a relative fs pattern"),
+                       ({"tool.call": [""]}, "an empty pattern"),
+                       ({"fs.read": ["/a/***"]}, "three consecutive `*`"),
+                       ({"cost.budget": ["USD:-1"]}, "a budget entry that is not an amount"),
+                       ({"fs.read": [7]}, "an element that is not a string")]:
+        v.append(Sc("13.3 ARCP: an invalid requestedLease (%s) denies invalid_requested_lease, no retry, no plan" % why)
+                 .acq(R(requestedLease=lease), deny("invalid_requested_lease"))
+                 .acq(R(requestedLease={"fs.read": ["/data/**"]}), grant("lease-1")))
+    v.append(Sc("13.3 ARCP: invalid_requested_lease comes right after step 8 (the registry denies first)",
+                {"toolRegistry": []})
+             .acq(R(requestedLease={"fs.read": "x"}, requestedTools=T("fs.read")), deny("tool_not_registered:fs.read")))
+    v.append(Sc("13.3 ARCP: invalid_requested_lease comes before the policy rules of step 9",
+                {"allowedModels": ["cheap-model"]})
+             .acq(R(requestedLease={"fs.read": "x"}), deny("invalid_requested_lease")))
+    v.append(Sc("13.3 ARCP: invalid_requested_lease is not counted by the circuit breaker",
+                {"policyDenyCircuitBreakerThreshold": 1})
+             .acq(R(requestedLease={"fs.read": "x"}), deny("invalid_requested_lease"))
+             .acq(R(requestedLease={"fs.read": "x"}), deny("invalid_requested_lease"))
+             .acq(R(), grant("lease-1")))
+    v.append(Sc("13.3 ARCP: an empty requestedLease is valid and grants nothing")
+             .acq(R(requestedLease={}), grant("lease-1", effectiveLease={}))
+             .cmd("Authorize", AUTH("fs.read", "/data/a"), AD("PERMISSION_DENIED")))
+    return v
+
+
 # ============================================================================ 13.9 policy bundles (helpers)
 
 CREATED = "2026-02-28T09:30:00Z"
@@ -1287,6 +1852,177 @@ def bundle_signed(key, version, policy, created=CREATED, author="ci", der=False,
 
 def staged_hash(bundle):
     return policy_hash(json.loads(bundle["policyContentJson"]))
+
+
+
+SIGNED = {"requireSignedBundles": True, "allowedPublicKeysBase64": [spki_b64("ec1"), spki_b64("ed1")]}
+UNSIGNED = {"requireSignedBundles": False}
+P1 = {"policyVersion": "v1", "maxInFlight": 2}
+P2 = {"policyVersion": "ignored-by-bundle", "maxInFlight": 1, "allowedModels": ["gpt-4o-mini", "mod\u00e8le-\u03b2"],
+      "toolRegistry": [{"toolId": "fs.read", "category": "fileRead"}]}
+BAD_SIG = "invalid policy bundle signature"
+
+
+def stage_ok(b):
+    return {"accepted": True, "message": "policy staged", "stagedPolicyVersion": b["version"],
+            "stagedPolicyHash": staged_hash(b)}
+
+
+def activate_ok(b):
+    return {"activated": True, "message": "policy activated", "activePolicyVersion": b["version"],
+            "activePolicyHash": staged_hash(b)}
+
+
+@section
+def policy_bundles():
+    v = []
+    for key, der, what in [("ec1", False, "ECDSA P-256 (IEEE P1363 r||s)"), ("ec1", True, "ECDSA P-256 (DER)"),
+                           ("ed1", False, "Ed25519 (an Ed25519 SPKI key means Ed25519)")]:
+        b = bundle_signed(key, "v2", P2, der=der)
+        v.append(Sc("13.9: a bundle signed with %s over version|createdAtUtc|author|policyContentJson by an allowed "
+                    "key is staged; its hash is the RFC 8785 hash of the content; activation swaps it in (version "
+                    "from the bundle) and resizes the pools at once" % what, P1, options=SIGNED)
+                 .acq(R(), grant("lease-1", policyVersion="v1", policyHash=policy_hash(P1)))
+                 .cmd("StagePolicyBundle", b, stage_ok(b))
+                 .cmd("ActivatePolicy", {"version": "v2"}, activate_ok(b))
+                 .acq(R(), deny("concurrency_limit_reached", 500))
+                 .rel(REL("lease-1", 1))
+                 .acq(R(), grant("lease-2", policyVersion="v2", policyHash=staged_hash(b)))
+                 .cmd("GetStatus", {}, {"policyVersion": "v2", "policyHash": staged_hash(b)}))
+    good = bundle_signed("ec1", "v2", P2)
+    tampered = [
+        ("the content changed after signing", dict(good, policyContentJson=content_text(dict(P2, maxInFlight=50)))),
+        ("the version changed after signing", dict(good, version="v3")),
+        ("the author changed after signing", dict(good, author="mallory")),
+        ("createdAtUtc reformatted (the signed text uses it exactly as sent)",
+         dict(good, createdAtUtc="2026-02-28T09:30:00.000Z")),
+        ("signed by a key that is not allowed", bundle_signed("ec2", "v2", P2)),
+        ("an Ed25519 signature by a key that is not allowed", bundle_signed("ed2", "v2", P2)),
+        ("no signature while signatures are required", bundle_unsigned("v2", P2)),
+        ("a signature that is not base64", dict(good, signatureBase64="%%%not-base64%%%")),
+        ("a truncated P1363 signature (63 bytes)",
+         dict(good, signatureBase64=base64.b64encode(base64.b64decode(good["signatureBase64"])[:63]).decode())),
+        ("the content whitespace changed (the signature covers the text, not the hash)",
+         dict(good, policyContentJson=good["policyContentJson"] + "\n")),
+    ]
+    for why, b in tampered:
+        v.append(Sc("13.9 (reference 3.3 case 12): %s -> not staged, `%s`; the active policy is unchanged"
+                    % (why, BAD_SIG), P1, options=SIGNED)
+                 .cmd("StagePolicyBundle", b, {"accepted": False, "message": BAD_SIG})
+                 .cmd("ActivatePolicy", {"version": "v2"}, {"activated": False, "message": "no staged policy"})
+                 .cmd("GetStatus", {}, {"policyVersion": "v1", "policyHash": policy_hash(P1)}))
+    v.append(Sc("13.9: an Ed25519 signature does not verify against an ECDSA key only",
+                P1, options={"requireSignedBundles": True, "allowedPublicKeysBase64": [spki_b64("ec1")]})
+             .cmd("StagePolicyBundle", bundle_signed("ed1", "v2", P2), {"accepted": False, "message": BAD_SIG}))
+    v.append(Sc("13.9: requireSignedBundles with no allowed keys rejects every bundle",
+                P1, options={"requireSignedBundles": True})
+             .cmd("StagePolicyBundle", bundle_signed("ec1", "v2", P2), {"accepted": False, "message": BAD_SIG}))
+    created = "2026-02-28T09:30:00.0000000+00:00"
+    b = bundle_signed("ec1", "v2", P2, created=created)
+    v.append(Sc("13.15 Signatures: createdAtUtc in LeaseGate's round-trip form is signed exactly as sent",
+                P1, options=SIGNED)
+             .cmd("StagePolicyBundle", b, stage_ok(b)))
+    b = bundle_unsigned("v2", P2)
+    v.append(Sc("13.9: without requireSignedBundles an unsigned bundle is staged", P1, options=UNSIGNED)
+             .cmd("StagePolicyBundle", b, stage_ok(b))
+             .cmd("ActivatePolicy", {"version": "v2"}, activate_ok(b)))
+    v.append(Sc("13.9 (fail closed): without requireSignedBundles a signature that is present must still verify",
+                P1, options=dict(UNSIGNED, allowedPublicKeysBase64=[spki_b64("ec1")]))
+             .cmd("StagePolicyBundle", bundle_signed("ec2", "v2", P2), {"accepted": False, "message": BAD_SIG}))
+    v.append(Sc("13.9 (reference 3.3 case 12): activating another version than the staged one -> "
+                "`staged policy version mismatch`; nothing staged -> `no staged policy`", P1, options=UNSIGNED)
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": False, "message": "no staged policy"})
+             .cmd("StagePolicyBundle", bundle_unsigned("v2", P2), {"accepted": True})
+             .cmd("ActivatePolicy", {"version": "v3"}, {"activated": False, "message": "staged policy version mismatch"})
+             .cmd("GetStatus", {}, {"policyVersion": "v1"})
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": True, "activePolicyVersion": "v2"})
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": False, "message": "no staged policy"}))
+    b3 = bundle_unsigned("v3", dict(P2, maxInFlight=3))
+    v.append(Sc("13.9: there is one staging slot: a new stage replaces the old", P1, options=UNSIGNED)
+             .cmd("StagePolicyBundle", bundle_unsigned("v2", P2), {"accepted": True})
+             .cmd("StagePolicyBundle", b3, stage_ok(b3))
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": False, "message": "staged policy version mismatch"})
+             .cmd("ActivatePolicy", {"version": "v3"}, activate_ok(b3)))
+    b2 = bundle_unsigned("v2", P2)
+    v.append(Sc("13.9, 13.15 RollbackPolicy: re-activates an earlier activated version (the policy loaded at start "
+                "counts as activated)", P1, options=UNSIGNED)
+             .cmd("StagePolicyBundle", b2, {"accepted": True})
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": True})
+             .cmd("RollbackPolicy", {"version": "v1"},
+                  {"activated": True, "activePolicyVersion": "v1", "activePolicyHash": policy_hash(P1)})
+             .acq(R(), grant("lease-1", policyVersion="v1", policyHash=policy_hash(P1)))
+             .acq(R(), grant("lease-2"))
+             .cmd("RollbackPolicy", {"version": "v2"},
+                  {"activated": True, "activePolicyVersion": "v2", "activePolicyHash": staged_hash(b2)})
+             .acq(R(), deny("concurrency_limit_reached", 500)))
+    v.append(Sc("13.15 RollbackPolicy: a version never activated is refused; a staged bundle stays staged",
+                P1, options=UNSIGNED)
+             .cmd("RollbackPolicy", {"version": "v9"}, {"activated": False, "activePolicyVersion": "v1"})
+             .cmd("StagePolicyBundle", b2, {"accepted": True})
+             .cmd("RollbackPolicy", {"version": "v2"}, {"activated": False, "activePolicyVersion": "v1"})
+             .cmd("ActivatePolicy", {"version": "v2"}, activate_ok(b2)))
+    v.append(Sc("13.2, 13.15 Options and policy: after an activation, a field the new policy omits takes the "
+                "construction options (not the previous policy's value)", {"policyVersion": "v1", "maxInFlight": 3},
+                options=dict(UNSIGNED, maxInFlight=1))
+             .cmd("StagePolicyBundle", bundle_unsigned("v2", {}), {"accepted": True})
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": True})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), deny("concurrency_limit_reached", 500)))
+    v.append(Sc("13.2: activation resizes the pools; leases already granted stay granted",
+                {"policyVersion": "v1", "maxInFlight": 2}, options=UNSIGNED)
+             .acq(R(), grant("lease-1"))
+             .acq(R(), grant("lease-2"))
+             .cmd("StagePolicyBundle", bundle_unsigned("v2", {"maxInFlight": 1}), {"accepted": True})
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": True})
+             .metrics({"activeLeases": 2})
+             .rel(REL("lease-1", 1))
+             .acq(R(), deny("concurrency_limit_reached", 500))
+             .rel(REL("lease-2", 1))
+             .acq(R(), grant("lease-3")))
+    refused = [
+        ("a plaintext service-account token (13.3 step 7)",
+         {"serviceAccounts": [{"name": "svc", "token": "plain-secret", "orgId": "o", "workspaceId": "w"}]}),
+        ("a negative capacity", {"maxInFlight": -1}),
+        ("a negative daily budget", {"dailyBudgetCents": -5}),
+        ("a trust setting (requireSignedBundles)", {"requireSignedBundles": False}),
+        ("a trust setting (allowedPublicKeysBase64)", {"allowedPublicKeysBase64": [spki_b64("ec2")]}),
+        ("a wrong type (maxInFlight as a string)", {"maxInFlight": "4"}),
+        ("a wrong type (allowedModels as a string)", {"allowedModels": "gpt-4o"}),
+        ("an unknown enum string (tool category)", {"deniedToolCategories": ["Exec"]}),
+    ]
+    for why, pol in refused:
+        v.append(Sc("13.9, 13.15 Lint: a policy with %s is refused at stage (an answer: accepted false)" % why,
+                    P1, options=UNSIGNED)
+                 .cmd("StagePolicyBundle", bundle_unsigned("v2", pol), {"accepted": False})
+                 .cmd("ActivatePolicy", {"version": "v2"}, {"activated": False})
+                 .cmd("GetStatus", {}, {"policyVersion": "v1"}))
+    for why, text in [("not JSON", "{not json"), ("a JSON array", "[1, 2]"), ("empty", "")]:
+        v.append(Sc("13.15 Lint: policy content that is %s is refused at stage" % why, P1, options=UNSIGNED)
+                 .cmd("StagePolicyBundle", bundle_unsigned("v2", None, text=text), {"accepted": False})
+                 .cmd("GetStatus", {}, {"policyVersion": "v1"}))
+    for why, pol in [("no allowed model", {"allowedModels": []}),
+                     ("exec and networkWrite not denied", {"deniedToolCategories": []}),
+                     ("a service account (tokenHash: the accepted form)", {"serviceAccounts": [
+                         {"name": "svc", "tokenHash": sha256_hex("x"), "orgId": "o", "workspaceId": "w"}]})]:
+        b = bundle_unsigned("v2", pol)
+        v.append(Sc("13.15 Lint: LeaseGate's GitOps rules are warnings only: a policy with %s is staged" % why,
+                    P1, options=UNSIGNED)
+                 .cmd("StagePolicyBundle", b, stage_ok(b)))
+    b = bundle_unsigned("v2", None, text='{"policyVersion":"x", "maxInFlight":3,\n "intentMaxCostCents":'
+                                         '{"summarize":2,"draft":10}, "allowedModels":["b-model","a-model"],'
+                                         ' "riskRequiresApproval":[]}')
+    v.append(Sc("13.15 Policy hash: SHA-256 of the RFC 8785 form of the content as submitted (key order and "
+                "whitespace do not matter; before the bundle version replaces policyVersion)", P1, options=UNSIGNED)
+             .cmd("StagePolicyBundle", b, stage_ok(b)))
+    v.append(Sc("13.9, 13.15: GetStatus reports the active policy's version and hash; a policy without policyVersion "
+                "is LeaseGate's `local`")
+             .cmd("GetStatus", {}, {"policyVersion": "local", "policyHash": policy_hash({}), "healthy": True,
+                                    "activeLeases": 0, "pendingApprovals": 0}))
+    pol = {"policyVersion": "v7", "allowedModels": ["gpt-4o-mini", "caf\u00e9-\u6a21\u578b"],
+           "actorDailyBudgetCents": {"z\u00fcrich": 10, "alice": 20}, "maxInFlight": 3}
+    v.append(Sc("13.9: the policy hash is RFC 8785 over UTF-8 (non-ASCII strings unescaped, keys sorted by UTF-16)", pol)
+             .acq(R(), grant("lease-1", policyHash=policy_hash(pol), policyVersion="v7")))
+    return v
 
 
 # ============================================================================ 13.1 frames (frame_decode)
