@@ -2025,6 +2025,395 @@ def policy_bundles():
     return v
 
 
+
+# ============================================================================ 13.10 audit
+
+
+def EV(*types, first=True):
+    """An ExportAudit expectation: the records' eventType in order (the first with prevHash = 64 zeros)."""
+    recs = [{"eventType": t} for t in types]
+    if recs and first:
+        recs[0]["prevHash"] = ZERO64
+    return {"records": recs}
+
+
+def chain(records):
+    """Link and hash synthetic records (13.10): prevHash, entryHash = SHA-256 of RFC 8785 without entryHash."""
+    out, prev = [], ZERO64
+    for r in records:
+        r = dict(r, prevHash=prev)
+        r["entryHash"] = sha256_hex(jcs(r))
+        prev = r["entryHash"]
+        out.append(r)
+    return out
+
+
+SYNTH = [
+    {"eventType": "lease_acquired", "timestampUtc": "2026-03-01T12:00:00.000Z", "leaseId": "lease-1",
+     "actorId": "alice", "workspaceId": "ws1", "estimatedCostCents": 5, "requestedTools": ["fs.read:FileRead"]},
+    {"eventType": "lease_denied", "timestampUtc": "2026-03-01T12:00:01.000Z", "leaseId": "", "actorId": "z\u00fcrich",
+     "workspaceId": "ws1", "reason": "concurrency_limit_reached", "retryAfterMs": 500},
+    {"eventType": "lease_released", "timestampUtc": "2026-03-01T12:00:02.500Z", "leaseId": "lease-1",
+     "actorId": "alice", "workspaceId": "ws1", "actualCostCents": 3, "decision": "success"},
+]
+
+
+@section
+def audit():
+    v = []
+    v.append(Sc("13.10, 13.15 Audit records: the policy given at construction writes nothing; an empty chain verifies")
+             .cmd("ExportAudit", {}, {"records": []})
+             .verify({"ok": True, "records": 0}))
+    v.append(Sc("13.10: one record per event, the first with prevHash = 64 zeros; the chain verifies")
+             .acq(R(), grant("lease-1"))
+             .rel(REL("lease-1", 2))
+             .cmd("ExportAudit", {}, {"records": [{"eventType": "lease_acquired", "leaseId": "lease-1",
+                                                   "prevHash": ZERO64},
+                                                  {"eventType": "lease_released", "leaseId": "lease-1"}]})
+             .verify({"ok": True, "records": 2}))
+    v.append(Sc("13.3, 13.10: every acquire is audited: a denial writes lease_denied", {"maxInFlight": 1})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), deny("concurrency_limit_reached", 500))
+             .cmd("ExportAudit", {}, EV("lease_acquired", "lease_denied"))
+             .verify({"ok": True, "records": 2}))
+    v.append(Sc("13.15 Conflict: an idempotency conflict is audited as lease_denied")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1", modelId="gpt-4o"), deny("idempotency_key_conflict"))
+             .cmd("ExportAudit", {}, EV("lease_acquired", "lease_denied")))
+    v.append(Sc("13.5, 13.15 Audit records: a replay writes nothing")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"})
+             .cmd("ExportAudit", {}, EV("lease_acquired"))
+             .metrics({"grantsByReason": {"granted": 1}}))
+    v.append(Sc("13.4: an expired lease is audited lease_expired when a command sweeps it")
+             .acq(R(), grant("lease-1"))
+             .metrics({"activeLeases": 0}, at=20000)
+             .cmd("ExportAudit", {}, {"records": [{"eventType": "lease_acquired", "prevHash": ZERO64},
+                                                  {"eventType": "lease_expired", "leaseId": "lease-1"}]}))
+    v.append(Sc("13.15 Auto-apply: an auto-apply grant writes one lease_acquired record", {"dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=16, autoApplyConstraints=True),
+                  grant("lease-1", recommendation="budget_auto_downgrade_applied"))
+             .cmd("ExportAudit", {}, EV("lease_acquired")))
+    v.append(Sc("13.10, 13.15 Audit records: approval requests and decisions are audited",
+                dict(APPROVAL_POLICY, approvalReviewersByToolCategory={"networkWrite": 2}))
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"status": "pending"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev2"}, {"granted": True})
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-2"})
+             .cmd("DenyApproval", {"approvalId": "approval-2", "deniedBy": "rev1"}, {"denied": True})
+             .cmd("ExportAudit", {}, EV("approval_requested", "approval_reviewed", "approval_reviewed",
+                                        "approval_requested", "approval_reviewed"))
+             .verify({"ok": True, "records": 5}))
+    v.append(Sc("13.10, 13.15 Audit records: staging, activation and rollback are audited", P1, options=UNSIGNED)
+             .cmd("StagePolicyBundle", bundle_unsigned("v2", P2), {"accepted": True})
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": True})
+             .cmd("RollbackPolicy", {"version": "v1"}, {"activated": True})
+             .cmd("ExportAudit", {}, EV("policy_staged", "policy_activated", "policy_rolled_back")))
+    v.append(tool_sc("13.10, 13.15 Audit records: sub-lease grants and tool calls are audited (allowed and denied)")
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/etc/a"), NO("tool_path_not_allowed"))
+             .cmd("ExportAudit", {}, EV("lease_acquired", "tool_sublease_granted", "tool_execution_allowed",
+                                        "tool_execution_denied"))
+             .verify({"ok": True, "records": 4}))
+    v.append(Sc("13.15 Audit records: the list is exhaustive: reads, Authorize, a refused sub-lease and the audit "
+                "commands write nothing", TOOL_POLICY)
+             .acq(R(requestedLease={"fs.read": ["/tmp/**"]}), grant("lease-1"))
+             .cmd("Authorize", AUTH("fs.read", "/tmp/a"), OK("/tmp/a"))
+             .cmd("RequestToolSubLease", SUB("web.get"), {"granted": False, "deniedReason": "tool_not_in_lease"})
+             .cmd("GetMetrics", {}, {"activeLeases": 1})
+             .cmd("GetStatus", {}, {"activeLeases": 1})
+             .cmd("ListPendingApprovals", {}, {"items": []})
+             .cmd("VerifyAudit", {}, {"ok": True})
+             .cmd("ExportAudit", {}, EV("lease_acquired")))
+    sc = Sc("13.10: ExportAudit {fromLine, toLine} answers that line range (1-based, inclusive) in chain order")
+    sc.acq(R(), grant("lease-1")).acq(R(), grant("lease-2")).rel(REL("lease-1", 1)).rel(REL("lease-2", 1))
+    sc.cmd("ExportAudit", {"fromLine": 2, "toLine": 3},
+           {"records": [{"eventType": "lease_acquired", "leaseId": "lease-2"},
+                        {"eventType": "lease_released", "leaseId": "lease-1"}]})
+    sc.cmd("ExportAudit", {"fromLine": 4}, {"records": [{"eventType": "lease_released", "leaseId": "lease-2"}]})
+    sc.cmd("ExportAudit", {"toLine": 1}, {"records": [{"eventType": "lease_acquired", "leaseId": "lease-1",
+                                                       "prevHash": ZERO64}]})
+    sc.verify({"ok": True, "records": 4})
+    v.append(sc)
+    v.append(Sc("13.10: VerifyAudit without records verifies the store's own chain")
+             .acq(R(), grant("lease-1"))
+             .acq(R(), grant("lease-2"))
+             .cmd("VerifyAudit", {}, {"ok": True, "records": 2}))
+    good = chain(SYNTH)
+    edited = [dict(r) for r in good]
+    edited[1]["reason"] = "rate_limit_reached"
+    rehashed = [dict(r) for r in good]
+    rehashed[1]["reason"] = "rate_limit_reached"
+    rehashed[1]["entryHash"] = sha256_hex(jcs({k: x for k, x in rehashed[1].items() if k != "entryHash"}))
+    notzero = chain(SYNTH)
+    notzero = [dict(notzero[0], prevHash="1" * 64)]
+    notzero[0]["entryHash"] = sha256_hex(jcs({k: x for k, x in notzero[0].items() if k != "entryHash"}))
+    upper = [dict(r) for r in good]
+    upper[2]["entryHash"] = upper[2]["entryHash"].upper()
+    extra = [dict(r) for r in good]
+    extra[0]["note"] = "added later"
+    cases = [
+        ("a chain built by the rules verifies (RFC 8785 over UTF-8, every field hashed)", good, True),
+        ("an empty record list verifies", [], True),
+        ("a field edited with the hash kept fails (verification recomputes, LeaseGate's did not)", edited, False),
+        ("a field edited and its entryHash recomputed breaks the next link", rehashed, False),
+        ("a first record whose prevHash is not 64 zeros fails", notzero, False),
+        ("a removed middle record breaks the chain", [good[0], good[2]], False),
+        ("swapped records fail", [good[1], good[0], good[2]], False),
+        ("an upper-case entryHash is not the lower-case hex", upper, False),
+        ("a field added after hashing fails (the hash covers every field)", extra, False),
+        ("a record without entryHash fails", [{k: x for k, x in good[0].items() if k != "entryHash"}], False),
+    ]
+    for why, recs, ok in cases:
+        exp = {"ok": ok, "records": len(recs)} if ok else {"ok": False}
+        v.append(Sc("13.10: VerifyAudit {records}: %s" % why)
+                 .cmd("VerifyAudit", {"records": recs}, exp))
+    return v
+
+
+# ============================================================================ 13.11 durability (sqlite store)
+
+
+@section
+def durability():
+    v = []
+    v.append(Sc("13.11 (fixed defect: restart without double count): a live lease survives a restart and its "
+                "reservation is counted once", {"dailyBudgetCents": 50}, store="sqlite")
+             .acq(R(estimatedCostCents=30), grant("lease-1"))
+             .restart()
+             .metrics({"activeLeases": 1, "spendTodayCents": 30})
+             .acq(R(estimatedCostCents=20), grant("lease-2"))
+             .acq(R(estimatedCostCents=1), deny("daily_budget_exceeded", plan=True))
+             .rel(REL("lease-1", 10))
+             .metrics({"activeLeases": 1, "spendTodayCents": 30}))
+    v.append(Sc("13.11 (reference 3.3 case 10): restart with one live lease and maxInFlight 1: activeLeases 1 and a "
+                "new acquire is denied; after its release one is granted", {"maxInFlight": 1}, store="sqlite")
+             .acq(R(), grant("lease-1"))
+             .restart(at=1000)
+             .metrics({"activeLeases": 1})
+             .acq(R(), deny("concurrency_limit_reached", 500))
+             .rel(REL("lease-1", 1))
+             .acq(R(), grant("lease-2")))
+    v.append(Sc("13.11 (reference 3.3 case 10): a lease that expired while down is settled at its reservation during "
+                "the reopen and audited lease_expired_by_restart", {"maxInFlight": 1, "dailyBudgetCents": 50},
+                store="sqlite")
+             .acq(R(estimatedCostCents=30), grant("lease-1"))
+             .restart(at=30000)
+             .metrics({"activeLeases": 0, "spendTodayCents": 30})
+             .acq(R(estimatedCostCents=20), grant("lease-2"))
+             .cmd("ExportAudit", {}, EV("lease_acquired", "lease_expired_by_restart", "lease_acquired"))
+             .rel(REL("lease-1", 5), {"classification": "leaseExpired"})
+             .metrics({"spendTodayCents": 25}))
+    v.append(Sc("13.11, 13.15 Ids: the id counters are stored state and continue after a restart",
+                dict(TOOL_POLICY, **APPROVAL_POLICY), store="sqlite")
+             .acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+             .cmd("RequestToolSubLease", SUB(), {"toolSubLeaseId": "sub-1"})
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
+             .restart()
+             .acq(R(requestedTools=T("fs.read")), grant("lease-2"))
+             .cmd("RequestToolSubLease", SUB(lease="lease-2"), {"toolSubLeaseId": "sub-2"})
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-2"})
+             .cmd("GrantApproval", {"approvalId": "approval-2", "grantedBy": "rev1"}, {"approvalToken": "appr-2"}))
+    sc = Sc("13.11: idempotency records survive a restart (replay and conflict)", store="sqlite")
+    sc.acq(R(idempotencyKey="k1"), grant("lease-1"))
+    sc.restart(at=1000)
+    sc.acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1", "expiresAtUtc": sc.exp["lease-1"]})
+    sc.acq(R(idempotencyKey="k1", estimatedCostCents=9), deny("idempotency_key_conflict"))
+    sc.metrics({"activeLeases": 1, "spendTodayCents": 5})
+    v.append(sc)
+    v.append(Sc("13.6, 13.11: approvals survive a restart with their reviewers (a 2-reviewer approval still needs "
+                "a second, distinct reviewer)", dict(APPROVAL_POLICY, approvalReviewersByToolCategory={"networkWrite": 2}),
+                store="sqlite")
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1", "requiredReviewers": 2})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"status": "pending", "currentApprovals": 1})
+             .restart()
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"status": "pending", "currentApprovals": 1, "requiredReviewers": 2})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev2", "approve": True},
+                  {"status": "granted", "approvalToken": "appr-1", "currentApprovals": 2}))
+    v.append(approved(Sc("13.11: a consumed single-use token stays consumed after a restart; an unused one stays valid",
+                         APPROVAL_POLICY, store="sqlite"))
+             .acq(PUB(approvalToken="appr-1"), grant("lease-1"))
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-2"})
+             .cmd("GrantApproval", {"approvalId": "approval-2", "grantedBy": "rev1"}, {"approvalToken": "appr-2"})
+             .restart()
+             .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0))
+             .acq(PUB(approvalToken="appr-2"), grant("lease-2")))
+    b2 = bundle_unsigned("v2", P2)
+    v.append(Sc("13.9, 13.11, 13.15: an activated policy is persisted with its content and wins over the "
+                "constructor's policy on reopen", P1, options=UNSIGNED, store="sqlite")
+             .cmd("StagePolicyBundle", b2, {"accepted": True})
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": True})
+             .restart()
+             .cmd("GetStatus", {}, {"policyVersion": "v2", "policyHash": staged_hash(b2)})
+             .acq(R(), grant("lease-1", policyVersion="v2"))
+             .acq(R(), deny("concurrency_limit_reached", 500))
+             .cmd("RollbackPolicy", {"version": "v1"}, {"activated": True, "activePolicyHash": policy_hash(P1)})
+             .restart()
+             .cmd("GetStatus", {}, {"policyVersion": "v1", "policyHash": policy_hash(P1)}))
+    v.append(Sc("13.10, 13.11: the audit chain continues across a restart (no second 64-zero prevHash)",
+                store="sqlite")
+             .acq(R(), grant("lease-1"))
+             .restart()
+             .rel(REL("lease-1", 1))
+             .restart(at="2026-03-02T08:00:00Z")
+             .acq(R(), grant("lease-2"))
+             .cmd("ExportAudit", {}, {"records": [{"eventType": "lease_acquired", "prevHash": ZERO64},
+                                                  {"eventType": "lease_released"}, {"eventType": "lease_acquired"}]})
+             .verify({"ok": True, "records": 3}))
+    v.append(Sc("13.11, 13.15 Restart: the rate window persists", {"maxRequestsPerMinute": 1}, store="sqlite")
+             .acq(R(), grant("lease-1"))
+             .restart(at=1000)
+             .acq(R(), deny("rate_limit_reached", 59000, plan=True)))
+    v.append(spike(Sc("13.11, 13.15 Restart: actor cooldowns and output clamps persist", store="sqlite"), "lease-1")
+             .restart(at=500)
+             .acq(R(), deny("actor_cooldown_active", 1500, plan=True))
+             .acq(R(maxOutputTokens=500), grant("lease-2", constraints={"maxOutputTokensOverride": 64}), at=1501))
+    v.append(Sc("13.11, 13.15 Restart: workspace circuit breakers persist",
+                {"allowedModels": ["gpt-4o-mini"], "policyDenyCircuitBreakerThreshold": 1}, store="sqlite")
+             .acq(R(modelId="gpt-4o"), deny("model_not_allowed"))
+             .restart(at=100)
+             .acq(R(), deny("workspace_circuit_breaker", 2000, plan=True)))
+    v.append(Sc("13.11, 13.15 Restart: safety counters persist (the retry-storm count goes on)", store="sqlite")
+             .acq(R(idempotencyKey="k1"), grant("lease-1"))
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"})
+             .restart()
+             .acq(R(idempotencyKey="k1"), {"granted": True, "leaseId": "lease-1"})
+             .acq(R(), deny("actor_cooldown_active", 2000, plan=True)))
+    v.append(Sc("13.11: a release's idempotent replay survives a restart", store="sqlite")
+             .acq(R(), grant("lease-1"))
+             .rel(REL("lease-1", 3, idempotencyKey="r1"), dict(RECORDED, idempotencyKey="r1"))
+             .restart()
+             .rel(REL("lease-1", 3, idempotencyKey="r1"), dict(RECORDED, idempotencyKey="r1"))
+             .metrics({"spendTodayCents": 3}))
+    v.append(Sc("13.11, 13.15 Days: a restart across midnight: the live lease's spend stays in its own day",
+                {"dailyBudgetCents": 50}, start="2026-03-01T23:59:50Z", store="sqlite")
+             .acq(R(estimatedCostCents=30), grant("lease-1"))
+             .restart(at="2026-03-02T00:00:01Z")
+             .metrics({"activeLeases": 1, "spendTodayCents": 0})
+             .acq(R(estimatedCostCents=50), grant("lease-2"))
+             .rel(REL("lease-1", 10))
+             .metrics({"spendTodayCents": 50}))
+    v.append(tool_sc("13.11: tool sub-leases and their used calls survive a restart", calls=2, store="sqlite")
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .restart()
+             .cmd("ExecuteToolCall", X(path="/tmp/b"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/c"), NO("tool_sublease_depleted")))
+    v.append(Sc("13.11: scoped quotas survive a restart", {"actorDailyBudgetCents": {"alice": 10},
+                                                         "maxInFlightPerActor": 1}, store="sqlite")
+             .acq(R(estimatedCostCents=6), grant("lease-1"))
+             .restart()
+             .acq(R(actorId="bob"), grant("lease-2"))
+             .acq(R(estimatedCostCents=1), deny("actor_throttled", 1000))
+             .rel(REL("lease-1", 6))
+             .acq(R(estimatedCostCents=5), deny("actor_exhausted"))
+             .acq(R(estimatedCostCents=4), grant("lease-3")))
+    v.append(Sc("13.11: repeated restarts change nothing", {"dailyBudgetCents": 50}, store="sqlite")
+             .acq(R(estimatedCostCents=30, idempotencyKey="k1"), grant("lease-1"))
+             .restart()
+             .restart()
+             .restart()
+             .metrics({"activeLeases": 1, "spendTodayCents": 30})
+             .verify({"ok": True, "records": 1}))
+    v.append(Sc("13.11: the SQLite store behaves as the memory store for a plain grant/deny/release sequence",
+                {"maxInFlight": 1}, store="sqlite")
+             .acq(R(), grant("lease-1"))
+             .acq(R(), deny("concurrency_limit_reached", 500))
+             .rel(REL("lease-1", 2))
+             .acq(R(), grant("lease-2"))
+             .metrics({"activeLeases": 1, "spendTodayCents": 7})
+             .verify({"ok": True, "records": 4}))
+    return v
+
+
+# ============================================================================ 13.1 / 13.15 wire: malformed payloads
+
+
+@section
+def wire_errors():
+    v = []
+    v.append(Sc("13.1: an unknown command -> success false, error unknown_command; state unchanged")
+             .cmd("Frobnicate", {}, {"success": False, "error": "unknown_command"})
+             .cmd("acquire", R(), {"success": False, "error": "unknown_command"})
+             .acq(R(), grant("lease-1")))
+    bad = [
+        ("a negative estimatedCostCents", R(estimatedCostCents=-1)),
+        ("a fractional estimatedCostCents", R(estimatedCostCents=1.5)),
+        ("estimatedCostCents as a string", R(estimatedCostCents="5")),
+        ("a huge estimatedCostCents (10^30 cents, beyond section 6's 15 integer digits)",
+         R(estimatedCostCents=10 ** 30)),
+        ("an unknown actionType (enum strings are exact camelCase)", R(actionType="ChatCompletion")),
+        ("an unknown principalType", R(principalType="robot")),
+        ("an unknown role", R(role="superuser")),
+        ("an unknown intentClass", R(intentClass="Draft")),
+        ("an unknown tool category", R(requestedTools=[{"toolId": "fs.read", "category": "FileRead"}])),
+        ("requestedTools that is not a list", R(requestedTools="fs.read")),
+        ("requestedCapabilities holding a number", R(requestedCapabilities=[1])),
+        ("autoApplyConstraints as a string", R(autoApplyConstraints="true")),
+        ("idempotencyKey as a number", R(idempotencyKey=5)),
+        ("a payload that is a JSON string, not an object", "hello"),
+        ("a payload that is a JSON array", [R()]),
+        ("maxOutputTokens as a boolean", R(maxOutputTokens=True)),
+    ]
+    for why, payload in bad:
+        v.append(Sc("13.1, 13.15: Acquire with %s is an invalid payload: success false, no state change, no id drawn"
+                    % why)
+                 .acq(payload, FAILED)
+                 .metrics({"activeLeases": 0, "spendTodayCents": 0})
+                 .cmd("ExportAudit", {}, {"records": []})
+                 .acq(R(), grant("lease-1")))
+    relbad = [("a negative actualCostCents", REL("lease-1", -1)), ("a fractional actualCostCents", REL("lease-1", 2.5)),
+              ("an unknown outcome", REL("lease-1", 1, outcome="Success")),
+              ("an unknown providerErrorClassification", REL("lease-1", 1, providerErrorClassification="rate_limited")),
+              ("leaseId as a number", dict(REL("lease-1", 1), leaseId=1))]
+    for why, payload in relbad:
+        v.append(Sc("13.1, 13.15: Release with %s is an invalid payload; the lease stays active" % why)
+                 .acq(R(), grant("lease-1"))
+                 .rel(payload, FAILED)
+                 .metrics({"activeLeases": 1, "spendTodayCents": 5})
+                 .rel(REL("lease-1", 1)))
+    others = [
+        ("RequestApproval", dict(AREQ(), ttlSeconds="300"), "ttlSeconds as a string"),
+        ("RequestApproval", dict(AREQ(), toolCategory="NetworkWrite"), "an unknown tool category"),
+        ("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": "yes"}, "approve as a string"),
+        ("RequestToolSubLease", {"leaseId": "lease-1", "toolId": "fs.read", "category": "fileRead",
+                                 "requestedCalls": "2"}, "requestedCalls as a string"),
+        ("ExecuteToolCall", dict(X(path="/tmp/a"), category="shell"), "an unknown category"),
+        ("Authorize", {"leaseId": "lease-1", "capability": 7, "target": "/tmp/a"}, "capability as a number"),
+        ("StagePolicyBundle", dict(bundle_unsigned("v2", {}), policyContentJson={"maxInFlight": 1}),
+         "policyContentJson as an object"),
+        ("ActivatePolicy", {"version": 2}, "version as a number"),
+        ("RollbackPolicy", {"version": ["v1"]}, "version as a list"),
+        ("ExportAudit", {"fromLine": "1"}, "fromLine as a string"),
+        ("VerifyAudit", {"records": "[]"}, "records as a string"),
+    ]
+    for cmd, payload, why in others:
+        v.append(Sc("13.1, 13.15: %s with %s is an invalid payload (success false) and changes nothing" % (cmd, why),
+                    dict(TOOL_POLICY, **APPROVAL_POLICY), options=UNSIGNED)
+                 .acq(R(requestedTools=T("fs.read")), grant("lease-1"))
+                 .cmd("RequestToolSubLease", SUB(), {"toolSubLeaseId": "sub-1"})
+                 .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"})
+                 .cmd(cmd, payload, FAILED)
+                 .cmd("ListPendingApprovals", {}, {"items": [{"approvalId": "approval-1", "currentApprovals": 0}]})
+                 .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+                 .cmd("GetStatus", {}, {"policyVersion": "local", "activeLeases": 1, "pendingApprovals": 1})
+                 .cmd("RequestApproval", AREQ(), {"approvalId": "approval-2"})
+                 .cmd("ExportAudit", {}, EV("lease_acquired", "tool_sublease_granted", "approval_requested",
+                                            "tool_execution_allowed", "approval_requested")))
+    v.append(Sc("13.15: GetMetrics counts grants and denials by reason; failedAuditWrites is 0 with a working store",
+                {"maxInFlight": 1})
+             .acq(R(), grant("lease-1"))
+             .acq(R(), deny("concurrency_limit_reached", 500))
+             .acq(R(), deny("concurrency_limit_reached", 500))
+             .acq(R(modelId=""), deny("concurrency_limit_reached", 500))
+             .metrics({"activeLeases": 1, "spendTodayCents": 5, "failedAuditWrites": 0,
+                       "grantsByReason": {"granted": 1}, "deniesByReason": {"concurrency_limit_reached": 3}}))
+    return v
+
+
 # ============================================================================ 13.1 frames (frame_decode)
 
 MAX_FRAME = 16777216
@@ -2240,7 +2629,7 @@ def self_check(files):
                     b = step["payload"]
                     try:
                         hashes.add(staged_hash(b))
-                    except ValueError:
+                    except (ValueError, TypeError):
                         pass
                     keys = opts.get("allowedPublicKeysBase64", [])
                     has_sig = bool(b.get("signatureBase64"))
