@@ -29,8 +29,8 @@ pub mod pattern;
 pub mod subset;
 
 pub use budget::{
-    BudgetEntry, Decimal, amount_from_f64, check_budget_remaining, format_amount, initial_budget,
-    parse_amount, parse_budget_amount, parse_decimal, sum_budget_entries,
+    BudgetEntry, Decimal, amount_from_f64, check_budget_remaining, format_amount, parse_amount,
+    parse_budget_amount, parse_decimal, sum_budget_entries,
 };
 pub use canonical::canonicalize_target;
 pub use capability::{
@@ -42,8 +42,8 @@ pub use expiry::{
     validate_lease_constraints,
 };
 pub use governor::{Governor, GovernorOptions, Policy};
-pub use guard::{GuardOptions, LeaseGuard, Metric};
-pub use lease::{Lease, validate_lease_shape};
+pub use guard::{GuardOptions, LeaseGuard, Metric, REMAINING_METRIC};
+pub use lease::{Lease, initial_budget, validate_lease_shape};
 pub use narrow::{Narrowed, Reduction, narrow_constraints, narrow_lease};
 pub use pattern::{match_pattern, validate_pattern};
 pub use subset::{SubsetOptions, check_lease_subset, is_lease_subset};
