@@ -481,8 +481,16 @@ impl Governor {
             Command::Authorize => out(self.authorize(parse(payload)?)),
             Command::ExportAudit => out(self.export_audit(parse(payload)?)),
             Command::VerifyAudit => {
-                parse::<serde_json::Value>(payload)?;
-                out(self.verify_audit().map(|v| VerifyAuditResponse {
+                let req: VerifyAuditRequest = parse(payload)?;
+                let result = match req.records {
+                    Some(records) => {
+                        self.run(|_| Ok(())).map_err(|e| e.message().to_string())?;
+                        let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+                        Ok(verify_audit(lines.iter().map(String::as_str)))
+                    }
+                    None => self.verify_audit(),
+                };
+                out(result.map(|v| VerifyAuditResponse {
                     ok: v.ok,
                     records: v.records,
                     first_bad_line: v.first_bad_line,

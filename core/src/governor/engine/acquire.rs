@@ -367,7 +367,7 @@ impl Engine {
         if let Some(tier) = doc
             .intent_model_tiers
             .iter()
-            .find(|(k, _)| eq_ic(k, &req.intent_class))
+            .find(|(k, _)| eq_ic(k, req.intent_class.as_str()))
             .map(|(_, v)| v)
         {
             if !tier.is_empty() && !contains_ic(tier, &req.model_id) {
@@ -380,7 +380,7 @@ impl Engine {
         if let Some(max) = doc
             .intent_max_cost_cents
             .iter()
-            .find(|(k, _)| eq_ic(k, &req.intent_class))
+            .find(|(k, _)| eq_ic(k, req.intent_class.as_str()))
             .map(|(_, v)| *v)
         {
             if max > 0 && req.estimated_cost_cents > max as u64 {
@@ -584,23 +584,24 @@ impl Engine {
         let to_midnight = self.ms_to_midnight().max(250);
         for (limit, key, reason) in [
             (
-                doc.org_daily_budget_cents,
+                &doc.org_daily_budget_cents,
                 format!("org:{}", req.org_id),
                 "org_exhausted",
             ),
             (
-                doc.workspace_daily_budget_cents,
+                &doc.workspace_daily_budget_cents,
                 format!("ws:{}", req.workspace_id),
                 "workspace_exhausted",
             ),
             (
-                doc.actor_daily_budget_cents,
+                &doc.actor_daily_budget_cents,
                 format!("actor:{}", req.actor_id),
                 "actor_exhausted",
             ),
         ] {
-            if let Some(limit) = limit {
-                if self.scope_used(&key) + est > limit.max(0) as u64 {
+            let id = key.split_once(':').map_or("", |(_, id)| id);
+            if let Some(limit) = limit.as_ref().and_then(|l| l.for_id(id)) {
+                if self.scope_used(&key) + est > limit {
                     return Err(deny(reason, Some(to_midnight), &refill, false));
                 }
             }
@@ -609,8 +610,11 @@ impl Engine {
             .role_max_in_flight_overrides
             .iter()
             .find(|(k, _)| eq_ic(k, role.as_str()))
-            .map(|(_, v)| *v)
-            .or(doc.max_in_flight_per_actor);
+            .map(|(_, v)| (*v).max(0) as u64)
+            .or(doc
+                .max_in_flight_per_actor
+                .as_ref()
+                .and_then(|l| l.for_id(&req.actor_id)));
         if let Some(limit) = per_actor {
             let used = self
                 .st
@@ -619,7 +623,7 @@ impl Engine {
                 .get(&req.actor_id)
                 .copied()
                 .unwrap_or(0);
-            if used >= limit.max(0) as u64 {
+            if used >= limit {
                 return Err(deny(
                     "actor_throttled",
                     Some(1000),
@@ -631,15 +635,22 @@ impl Engine {
         let window = s.rate_window_ms as i64;
         let live = |e: &&RateEvent| now - e.at < window;
         for (limit, reason, pick) in [
-            (doc.org_max_requests_per_minute, "org_rate_limited", 0u8),
+            (&doc.org_max_requests_per_minute, "org_rate_limited", 0u8),
             (
-                doc.workspace_max_requests_per_minute,
+                &doc.workspace_max_requests_per_minute,
                 "workspace_rate_limited",
                 1,
             ),
-            (doc.actor_max_requests_per_minute, "actor_rate_limited", 2),
+            (&doc.actor_max_requests_per_minute, "actor_rate_limited", 2),
         ] {
-            let Some(limit) = limit else { continue };
+            let id = match pick {
+                0 => &req.org_id,
+                1 => &req.workspace_id,
+                _ => &req.actor_id,
+            };
+            let Some(limit) = limit.as_ref().and_then(|l| l.for_id(id)) else {
+                continue;
+            };
             let mut events = self
                 .st
                 .meta
@@ -652,7 +663,7 @@ impl Engine {
                     _ => e.actor == req.actor_id,
                 });
             let oldest = events.clone().next().map(|e| e.at);
-            if events.by_ref().count() as u64 + 1 > limit.max(0) as u64 {
+            if events.by_ref().count() as u64 + 1 > limit {
                 let retry = oldest.map_or(1000, |t| ((t + window - now).max(0) as u64).max(200));
                 return Err(deny(
                     reason,
@@ -797,7 +808,10 @@ impl Engine {
             let reduced = (est / 2).max(1);
             if req.auto_apply_constraints && used + reduced + cent <= s.daily_budget_cents {
                 plan.constraints.max_output_tokens_override = Some(halved);
-                if let Some(first) = self.intent_tier(&req.intent_class).and_then(|t| t.first()) {
+                if let Some(first) = self
+                    .intent_tier(req.intent_class.as_str())
+                    .and_then(|t| t.first())
+                {
                     plan.constraints.forced_model_id = first.clone();
                 }
                 plan.recommendation = "budget_auto_downgrade_applied".into();
@@ -833,7 +847,7 @@ impl Engine {
         retry: Option<u64>,
     ) -> Vec<FallbackPlanStep> {
         let model = self
-            .intent_tier(&req.intent_class)
+            .intent_tier(req.intent_class.as_str())
             .and_then(|t| t.first().cloned())
             .unwrap_or_else(|| req.model_id.clone());
         let step = |rank: u32, action: &str, detail: String| FallbackPlanStep {
@@ -1080,7 +1094,7 @@ fn request_fields(rec: &mut crate::governor::audit::AuditRecord, req: &AcquireRe
         .s("role", role.as_str())
         .s("actionType", req.action_type.as_str())
         .s("modelId", &req.model_id)
-        .s("intentClass", &req.intent_class)
+        .s("intentClass", req.intent_class.as_str())
         .s("idempotencyKey", &req.idempotency_key)
         .i("estimatedCostCents", req.estimated_cost_cents as i64)
         .i(
