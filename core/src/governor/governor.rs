@@ -445,11 +445,11 @@ impl Governor {
             return Err("unknown_command".into());
         };
         fn parse<T: DeserializeOwned>(payload: &str) -> Result<T, String> {
-            let text = if payload.trim().is_empty() {
-                "{}"
-            } else {
-                payload
-            };
+            let text = payload.trim();
+            let text = if text.is_empty() { "{}" } else { text };
+            if !text.starts_with('{') {
+                return Err("invalid payload: expected a JSON object".into());
+            }
             serde_json::from_str(text).map_err(|e| format!("invalid payload: {e}"))
         }
         fn out<T: Serialize>(r: crate::Result<T>) -> Result<String, String> {

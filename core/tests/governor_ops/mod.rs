@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use leasekit::governor::engine::IdSource;
 use leasekit::governor::store::{MemoryStore, SqliteStore, Store};
 use leasekit::governor::wire::decode_request_frame;
-use leasekit::governor::{Governor, GovernorOptions, Policy, verify_audit};
-use leasekit::{Decimal, ManualClock, Timestamp, parse_decimal, parse_expires_at};
+use leasekit::governor::{Governor, GovernorOptions, Policy};
+use leasekit::{Decimal, ManualClock, parse_decimal, parse_expires_at};
 use serde_json::{Value, json};
 
 static N: AtomicU64 = AtomicU64::new(0);
@@ -205,13 +205,3 @@ pub fn same(expect: &Value, actual: &Value) -> bool {
             partial(ev, av, "")
         })
 }
-
-/// Verifies audit records given as JSON objects (for `VerifyAudit {records}` style checks).
-#[allow(dead_code)]
-pub fn verify_objects(records: &[Value]) -> bool {
-    let lines: Vec<String> = records.iter().map(Value::to_string).collect();
-    verify_audit(lines.iter().map(String::as_str)).ok
-}
-
-#[allow(dead_code)]
-fn _unused(_: Timestamp) {}

@@ -125,9 +125,7 @@ impl Engine {
             dirty_meta: fresh,
             audit_lines: Vec::new(),
         };
-        if !fresh {
-            e.begin_at(true)?;
-        }
+        e.begin_at(!fresh)?;
         Ok(e)
     }
 
