@@ -1054,6 +1054,7 @@ impl Engine {
             context_summaries: plan.summaries,
             effective_lease: plan.effective,
             release: None,
+            settled: None,
         };
         let mut a = self.record("lease_acquired");
         request_fields(&mut a, &rec.request, role);

@@ -149,6 +149,7 @@ impl Engine {
         }
         let l = self.st.leases.get_mut(&id).expect("checked");
         l.release = Some((req.idempotency_key.clone(), response.clone()));
+        l.settled = Some(req.actual_cost_cents);
         self.touch_lease(&id);
         Ok(response)
     }

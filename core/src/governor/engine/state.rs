@@ -135,6 +135,9 @@ pub struct LeaseRec {
     pub effective_lease: Option<Value>,
     /// The release's idempotency key and response (once released).
     pub release: Option<(String, ReleaseResponse)>,
+    /// Cents the release settled (its actuals).
+    #[serde(default)]
+    pub settled: Option<u64>,
 }
 
 /// An approval.
