@@ -29,7 +29,7 @@ pub mod subset;
 
 pub use budget::{
     BudgetEntry, Decimal, amount_from_f64, check_budget_remaining, format_amount, parse_amount,
-    parse_budget_amount, parse_decimal, sum_budget_entries,
+    parse_budget_amount, parse_decimal, parse_remaining_amount, sum_budget_entries,
 };
 pub use canonical::canonicalize_target;
 pub use capability::{
