@@ -3,7 +3,7 @@
 //! One engine for ARCP v1.1 leases: capability names, pattern matching, target
 //! canonicalization, exact subset checks for delegation, exact decimal budgets, strict expiry,
 //! a concurrent [`LeaseGuard`], narrowing, and the agentrc Agentfile. The behaviour is pinned
-//! by `SEMANTICS.md` and proven identical across languages by the conformance vectors.
+//! by `docs/semantics.md` and proven identical across languages by the conformance vectors.
 //!
 //! ```
 //! use leasekit::{Lease, LeaseConstraints, LeaseGuard, SystemClock};
