@@ -2,13 +2,14 @@
 #   make run          build the CLI and run the main job on examples/
 #   make test         install what is needed and run every test of every language
 #   make conformance  run the shared vectors in every language present
+#   make vectors-check  fail when conformance/vectors differs from its generator
 #   make bench        benchmarks (writes docs/performance.md)
 # LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
 
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test conformance bench bench-governor soak fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test conformance vectors-check bench bench-governor soak fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -18,7 +19,11 @@ test:
 
 conformance: $(addprefix conformance-,$(LANGS))
 
-conformance-rust:
+# The vectors are generated (conformance/tools/gen_vectors.py): a hand edit or a stale file fails.
+vectors-check:
+	python3 conformance/tools/gen_vectors.py --check
+
+conformance-rust: vectors-check
 	cargo test -p leasekit --test conformance -- --nocapture
 
 conformance-c:

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Rust: fmt check, clippy over the whole workspace (bindings included), and every cargo test
 # of the default members (core, bindings/c, cli); the bindings are tested by their own toolchains.
+# First, the conformance vectors must be what their generator writes (counted as one test).
 set -u
 cd "$(dirname "$0")/.."
 status=0
+vectors_ok=0
+if python3 conformance/tools/gen_vectors.py --check; then vectors_ok=1; else status=1; fi
 cargo fmt --all -- --check || { echo "cargo fmt: differences found"; status=1; }
 cargo clippy --workspace --all-targets -q -- -D warnings || status=1
 out=$(mktemp)
@@ -12,6 +15,7 @@ cargo test 2>&1 | tee "$out"
 pass=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) s += $i } END { print s + 0 }' "$out")
 fail=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$out")
 pass=${pass:-0}; fail=${fail:-0}
+if [ "$vectors_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 echo "rust: $pass passed, $fail failed"
 exit $status

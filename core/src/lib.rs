@@ -3,7 +3,7 @@
 //! One engine for ARCP v1.1 leases: capability names, pattern matching, target
 //! canonicalization, exact subset checks for delegation, exact decimal budgets, strict expiry,
 //! a concurrent [`LeaseGuard`], narrowing, and the agentrc Agentfile. The behaviour is pinned
-//! by `SEMANTICS.md` and proven identical across languages by the conformance vectors.
+//! by `docs/semantics.md` and proven identical across languages by the conformance vectors.
 //!
 //! ```
 //! use leasekit::{Lease, LeaseConstraints, LeaseGuard, SystemClock};
@@ -30,7 +30,7 @@ pub mod subset;
 
 pub use budget::{
     BudgetEntry, Decimal, amount_from_f64, check_budget_remaining, format_amount, parse_amount,
-    parse_budget_amount, parse_decimal, sum_budget_entries,
+    parse_budget_amount, parse_decimal, parse_remaining_amount, sum_budget_entries,
 };
 pub use canonical::canonicalize_target;
 pub use capability::{
