@@ -3,12 +3,13 @@
 #   make test         install what is needed and run every test of every language
 #   make conformance  run the shared vectors in every language present
 #   make bench        benchmarks (writes docs/performance.md)
+#   make fuzz         every cargo-fuzz target for FUZZ_SECONDS (default 60) each (docs/reliability.md)
 # LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
 
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test conformance bench fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test conformance bench fuzz fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -35,6 +36,9 @@ conformance-jvm:
 
 bench:
 	bash scripts/bench.sh
+
+fuzz:
+	bash scripts/fuzz.sh
 
 fmt:
 	cargo fmt --all
