@@ -3,13 +3,14 @@
 #   make test         install what is needed and run every test of every language
 #   make conformance  run the shared vectors in every language present
 #   make bench        benchmarks (writes docs/performance.md)
+#   make test-c-asan  the C API tests and C conformance runner under ASan, LSan and UBSan
 #   make fuzz         every cargo-fuzz target for FUZZ_SECONDS (default 60) each (docs/reliability.md)
 # LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
 
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test conformance bench fuzz fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test conformance bench fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -39,6 +40,9 @@ bench:
 
 fuzz:
 	bash scripts/fuzz.sh
+
+test-c-asan:
+	bash scripts/test-c-asan.sh
 
 fmt:
 	cargo fmt --all
