@@ -4,13 +4,14 @@
 #   make conformance  run the shared vectors in every language present
 #   make vectors-check  fail when conformance/vectors differs from its generator
 #   make bench        benchmarks (writes docs/performance.md)
+#   make test-c-asan  the C API tests and C conformance runner under ASan, LSan and UBSan
 #   make fuzz         every cargo-fuzz target for FUZZ_SECONDS (default 60) each (docs/reliability.md)
 # LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
 
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test conformance vectors-check bench bench-governor soak fuzz fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test conformance vectors-check bench bench-governor soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -53,6 +54,9 @@ soak:
 
 fuzz:
 	bash scripts/fuzz.sh
+
+test-c-asan:
+	bash scripts/test-c-asan.sh
 
 fmt:
 	cargo fmt --all
