@@ -12,9 +12,9 @@ profile=${LEASEKIT_PROFILE:-debug}
 out="target/$profile/c-asan"
 pass=0 fail=0 status=0
 
-bash ffi/build-c.sh >/dev/null || { echo "c-asan: 0 passed, 1 failed"; exit 1; }
+bash bindings/c/build-c.sh >/dev/null || { echo "c-asan: 0 passed, 1 failed"; exit 1; }
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-make -s -C ffi PROFILE="$profile" OUT="$(pwd)/$out" EXTRA_CFLAGS="$san" \
+make -s -C bindings/c PROFILE="$profile" OUT="$(pwd)/$out" EXTRA_CFLAGS="$san" \
   "$(pwd)/$out/capi_test" "$(pwd)/$out/conformance" ||
   { echo "c-asan: 0 passed, 1 failed"; exit 1; }
 
@@ -34,7 +34,7 @@ int main(void) {
     return lk_canonicalize_target("fs.read", "/a/../b", &s) == LK_OK ? 0 : 2; /* s leaks */
 }
 C
-cc -std=c11 $san -Iffi/include "$out/leak_canary.c" -L"target/$profile" \
+cc -std=c11 $san -Ibindings/c/include "$out/leak_canary.c" -L"target/$profile" \
   -Wl,-rpath,"$(pwd)/target/$profile" -lleasekit_ffi -o "$out/leak_canary"
 if "$out/leak_canary" >"$log" 2>&1 || ! grep -q 'ERROR: LeakSanitizer: detected memory leaks' "$log"; then
   cat "$log"; echo "LeakSanitizer did not report a known leak: the sanitizer run would prove nothing"
