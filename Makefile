@@ -4,12 +4,13 @@
 #   make conformance  run the shared vectors in every language present
 #   make vectors-check  fail when conformance/vectors differs from its generator
 #   make bench        benchmarks (writes docs/performance.md)
+#   make fuzz         every cargo-fuzz target for FUZZ_SECONDS (default 60) each (docs/reliability.md)
 # LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
 
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test conformance vectors-check bench fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test conformance vectors-check bench bench-governor soak fuzz fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -40,6 +41,18 @@ conformance-jvm:
 
 bench:
 	bash scripts/bench.sh
+
+# Governor benchmarks (divan): acquire+release pairs on memory and SQLite (FULL, NORMAL; 1 and
+# 16 threads), frame encode/decode. Figures go to docs/performance.md by hand.
+bench-governor:
+	CARGO_BUILD_JOBS=2 cargo bench -p leasekit --bench governor
+
+# Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs.
+soak:
+	LEASEKIT_CRASH_REPS=500 cargo test -p leasekit --release --test governor_stress crash_kill_restart_loses_nothing -- --nocapture
+
+fuzz:
+	bash scripts/fuzz.sh
 
 fmt:
 	cargo fmt --all

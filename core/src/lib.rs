@@ -21,6 +21,7 @@ pub mod canonical;
 pub mod capability;
 pub mod error;
 pub mod expiry;
+pub mod governor;
 pub mod guard;
 pub mod lease;
 pub mod narrow;
@@ -40,6 +41,7 @@ pub use expiry::{
     Clock, LeaseConstraints, ManualClock, SystemClock, Timestamp, parse_expires_at,
     validate_lease_constraints,
 };
+pub use governor::{Governor, GovernorOptions, Policy};
 pub use guard::{GuardOptions, LeaseGuard, Metric, REMAINING_METRIC};
 pub use lease::{Lease, initial_budget, validate_lease_shape};
 pub use narrow::{Narrowed, Reduction, narrow_constraints, narrow_lease};

@@ -8,6 +8,8 @@
 //! API: the file is read with each lone surrogate escape marked ([`mark_lone_surrogates`]),
 //! and an argument holding the mark is refused before the call.
 
+mod governor_ops;
+
 use leasekit::agentfile::check_agentfile;
 use leasekit::*;
 use serde_json::{Value, json};
@@ -200,6 +202,8 @@ fn run(op: &str, input: &Value) -> std::result::Result<Value, String> {
                 "lease": report.lease.map(|l| l.to_value()),
             })
         }
+        "governor" => governor_ops::run(input)?,
+        "frame_decode" => governor_ops::frame_decode(input),
         other => return Err(format!("unknown op {other:?}")),
     })
 }
@@ -332,6 +336,7 @@ fn same(op: &str, expect: &Value, actual: &Value) -> bool {
             "budget_sum" => dec_map_eq(expect, actual),
             "narrow" => lease_eq(expect, actual),
             "authorize" => steps_eq(expect, actual),
+            "governor" => governor_ops::same(expect, actual),
             "agentfile" => expect.as_object().is_some_and(|e| {
                 e.iter().all(|(k, v)| match k.as_str() {
                     "lease" => lease_eq(v, &actual["lease"]),

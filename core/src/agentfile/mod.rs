@@ -57,6 +57,7 @@ pub use lockfile::{
 };
 pub use parser::SYNTAX_V01;
 pub use policy::{PolicyDecision, evaluate_policy};
+pub(crate) use policy::{cedar_string as cedar_literal, policy_sources};
 pub use refs::{is_pinned_reference, unpinned_base};
 
 /// Parser options. The default is strict mode.
