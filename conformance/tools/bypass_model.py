@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent, deliberately naive reading of SEMANTICS.md sections 1-6 and 9, used only
+"""An independent, deliberately naive reading of docs/semantics.md sections 1-6 and 9, used only
 to cross-check the hand-written expectations of `vectors_bypass.py` (`--check`). It never
 runs leasekit and it is not the source of any expectation: when it disagrees with a vector,
 one of the two misreads the semantics and a person decides which.

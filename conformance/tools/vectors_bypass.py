@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The public bypass corpus, `conformance/vectors/bypass.json` (issue 17): known tricks for
-escaping a lease, each with the expectation SEMANTICS.md gives and, in `comment`, where the
+escaping a lease, each with the expectation docs/semantics.md gives and, in `comment`, where the
 trick comes from (OWASP, PortSwigger research, published CVEs of URL parsers, language
 docs) and why the answer is what it is.
 
@@ -8,7 +8,7 @@ Families (the id says which): `bypass-path-*` path traversal, `bypass-url-*` URL
 and SSRF, `bypass-glob-*` glob edge cases, `bypass-delegation-*` delegation escalation,
 `bypass-amount-*` amount parsing tricks, `bypass-name-*` capability name confusion.
 
-Every expectation was written by reading /work/shared/SEMANTICS.md (with the 5.2 ambiguity
+Every expectation was written by reading docs/semantics.md (with the 5.2 ambiguity
 and empty-label rules and the section 2 and 5 bounds), never by running leasekit.
 `bypass_model.py` is a second, independent reading used to cross-check them:
 

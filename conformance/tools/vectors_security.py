@@ -1,5 +1,5 @@
 """Security vectors (issue 18), appended by gen_vectors.py after every other batch so the
-ids before them stay stable. Written from SEMANTICS.md 2, 5 and 5.2, never by running leasekit:
+ids before them stay stable. Written from docs/semantics.md 2, 5 and 5.2, never by running leasekit:
 
 - 5.2 ambiguous paths: a canonical path holding `\\`, or a piece between `/`, `%2F` and `%5C`
   (any hex case) that, once `%25` is read as `%` and then `%2E` as `.`, is `.` or `..` or

@@ -1,7 +1,7 @@
 //! Fuzz targets for leasekit (issue 17) and the checks behind them.
 //!
 //! Every target is a plain function `fn(&[u8])` in [`targets`] that panics when a property of
-//! SEMANTICS.md does not hold (and never otherwise): the cargo-fuzz binaries in
+//! docs/semantics.md does not hold (and never otherwise): the cargo-fuzz binaries in
 //! `fuzz_targets/` call it under libFuzzer, and `tests/replay.rs` calls it on the seed corpora
 //! ([`seeds`]) and on the minimized crashes in `regressions/`, so what the fuzzer found stays
 //! fixed in `make test`.

@@ -1,5 +1,5 @@
 //! The fuzz targets: each takes the raw input and panics exactly when a property of
-//! SEMANTICS.md fails (a crash found by libFuzzer is a property failure or a real panic).
+//! docs/semantics.md fails (a crash found by libFuzzer is a property failure or a real panic).
 
 mod agentfile;
 mod budget;
