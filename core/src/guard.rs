@@ -13,7 +13,7 @@ use crate::capability::{CapabilityKind, RESERVED_CAPABILITIES};
 use crate::error::{Error, ErrorCode, Result};
 use crate::expiry::{Clock, LeaseConstraints, Timestamp};
 use crate::lease::{Entry, Lease};
-use crate::subset::{budget_violation, check_expiry, check_patterns};
+use crate::subset::{Work, budget_violation, check_expiry, check_patterns};
 use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -422,7 +422,7 @@ impl LeaseGuard {
                 "the child's expires_at {c} is not after now ({now})"
             )));
         }
-        check_patterns(&child, &self.inner.lease)?;
+        check_patterns(&child, &self.inner.lease, &mut Work::new())?;
         let parent_constraints = LeaseConstraints {
             expires_at: self.inner.expires_at,
         };
