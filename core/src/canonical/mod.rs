@@ -14,6 +14,8 @@
 
 mod bytes;
 mod path;
+#[cfg(test)]
+mod properties;
 mod url;
 
 pub(crate) use bytes::short_word;
