@@ -23,6 +23,7 @@ pub mod error;
 pub mod expiry;
 pub mod guard;
 pub mod lease;
+pub mod lease_lint;
 pub mod narrow;
 pub mod pattern;
 pub mod subset;
@@ -45,6 +46,7 @@ pub use expiry::{
 };
 pub use guard::{GuardOptions, LeaseGuard, Metric};
 pub use lease::{Lease, validate_lease_shape};
+pub use lease_lint::{LeaseWarning, lint_lease, lint_lease_json};
 pub use narrow::{Narrowed, Reduction, narrow_constraints, narrow_lease};
 pub use pattern::{match_pattern, validate_pattern};
 pub use subset::{SubsetOptions, check_lease_subset, is_lease_subset};
