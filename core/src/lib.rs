@@ -24,6 +24,7 @@ pub mod expiry;
 pub mod governor;
 pub mod guard;
 pub mod lease;
+pub mod lease_lint;
 pub mod narrow;
 pub mod pattern;
 pub mod subset;
@@ -47,6 +48,7 @@ pub use expiry::{
 pub use governor::{Governor, GovernorOptions, Policy};
 pub use guard::{GuardOptions, LeaseGuard, Metric, REMAINING_METRIC};
 pub use lease::{Lease, initial_budget, validate_lease_shape};
+pub use lease_lint::{LeaseWarning, lint_lease, lint_lease_json};
 pub use narrow::{Narrowed, Reduction, narrow_constraints, narrow_lease};
 pub use pattern::{match_pattern, validate_pattern};
 pub use subset::{SubsetOptions, check_lease_subset, is_lease_subset};

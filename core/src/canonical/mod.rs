@@ -16,9 +16,10 @@ mod bytes;
 mod path;
 #[cfg(test)]
 mod properties;
-mod url;
+pub(crate) mod url;
 
 pub(crate) use bytes::short_word;
+pub(crate) use url::ambiguity::ambiguity;
 pub(crate) use url::{canonical_authority, split_scheme};
 
 use crate::capability::CapabilityKind;

@@ -9,7 +9,8 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
-/// Up to this many patterns a linear scan (each a prefix compare first) beats the index.
+/// Up to this many patterns a linear scan (each a prefix compare first) beats the index (at
+/// most 32: the scan notes its automaton candidates in a `u32`).
 const LINEAR_LIMIT: usize = 16;
 
 /// From this many candidates that need an automaton run, they run in lockstep (`Batch`).
@@ -109,32 +110,53 @@ impl PatternSet {
     /// Whether some pattern matches the canonical target.
     #[inline]
     pub(crate) fn matches(&self, target: &str) -> bool {
-        let mut general = Candidates::default();
-        let hit = match &self.index {
+        match &self.index {
             None => {
+                // At most LINEAR_LIMIT patterns: the ones that need an automaton run are noted
+                // in a bit mask (no allocation on this path) and run after the others.
                 let head = leading_word(target.as_bytes());
-                self.heads
+                let mut general = 0u32;
+                let hit = self
+                    .heads
                     .iter()
                     .zip(&self.patterns)
                     .enumerate()
                     .any(|(i, (h, p))| {
                         (head ^ h.word) & h.mask == 0
-                            && self.try_pattern(i, p, target, &mut general)
-                    })
+                            && if p.is_general() {
+                                general |= 1 << i;
+                                false
+                            } else {
+                                p.matches(target)
+                            }
+                    });
+                hit || (general != 0 && self.run_general_mask(general, target))
             }
-            Some(ix) => ix.matches(self, target, &mut general),
-        };
-        hit || (!general.slots.is_empty() && self.run_general(&general, target))
+            Some(ix) => {
+                let mut general = Candidates::default();
+                ix.matches(self, target, &mut general)
+                    || (!general.slots.is_empty() && self.run_general(&general, target))
+            }
+        }
     }
 
-    /// Matches a candidate whose literal head fits, or keeps it for the automaton run when it
-    /// needs one.
+    /// [`PatternSet::run_general`] for the linear scan's bit mask of candidates.
+    #[cold]
+    fn run_general_mask(&self, mask: u32, target: &str) -> bool {
+        let mut general = Candidates::default();
+        for i in (0..self.patterns.len()).filter(|i| mask >> i & 1 == 1) {
+            if target.as_bytes().starts_with(self.patterns[i].prefix()) {
+                general.push(self.batch_slot[i] as usize, i);
+            }
+        }
+        !general.slots.is_empty() && self.run_general(&general, target)
+    }
+
+    /// Matches a candidate of the index, or keeps it for the automaton run when it needs one.
     #[inline]
     fn try_pattern(&self, i: usize, p: &Pattern, target: &str, general: &mut Candidates) -> bool {
         if p.is_general() {
-            if target.as_bytes().starts_with(p.prefix()) {
-                general.push(self.batch_slot[i] as usize, i);
-            }
+            general.push(self.batch_slot[i] as usize, i);
             false
         } else {
             p.matches(target)
