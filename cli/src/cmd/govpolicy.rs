@@ -110,17 +110,17 @@ fn lint(file: &str, format: Format, style: &Style) -> Result<Report, Failure> {
     };
     // Refusals the document check does not see (e.g. an invalid lease ceiling).
     let mut findings = findings;
-    if !findings.iter().any(|f| f.severity == LintSeverity::Error) {
-        if let Err(e) = Policy::from_value(v.clone()) {
-            findings.insert(
-                0,
-                leasekit::governor::policy::LintFinding {
-                    severity: LintSeverity::Error,
-                    code: "refused",
-                    message: e.message().to_string(),
-                },
-            );
-        }
+    if !findings.iter().any(|f| f.severity == LintSeverity::Error)
+        && let Err(e) = Policy::from_value(v.clone())
+    {
+        findings.insert(
+            0,
+            leasekit::governor::policy::LintFinding {
+                severity: LintSeverity::Error,
+                code: "refused",
+                message: e.message().to_string(),
+            },
+        );
     }
     let errors = findings
         .iter()

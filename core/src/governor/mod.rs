@@ -26,14 +26,14 @@
 //! ```
 
 pub mod audit;
+mod embedded;
 pub mod engine;
-mod governor;
 pub mod policy;
 pub mod store;
 pub mod wire;
 
 pub use audit::{AuditVerification, verify_audit};
+pub use embedded::Governor;
 pub use engine::{Engine, IdSource};
-pub use governor::Governor;
 pub use policy::{GovernorOptions, Policy};
 pub use store::{MemoryStore, SqliteStore, Store, Synchronous};
