@@ -26,6 +26,7 @@ pub mod lease;
 pub mod narrow;
 pub mod pattern;
 pub mod subset;
+pub mod wire;
 
 pub use budget::{
     BudgetEntry, Decimal, amount_from_f64, check_budget_remaining, format_amount, initial_budget,

@@ -1,12 +1,10 @@
 //! Conversions between Java values and core values. Nothing here decides anything about
 //! leases; malformed input becomes `INVALID_REQUEST`.
 
-use std::collections::BTreeMap;
-
 use jni::Env;
 use jni::objects::JString;
-use leasekit::{Decimal, Lease, LeaseConstraints, Metric, Timestamp, format_amount};
-use serde_json::{Map, Value};
+use leasekit::{Lease, LeaseConstraints, Timestamp};
+use serde_json::Value;
 
 use crate::error::{BindResult, invalid};
 
@@ -76,51 +74,6 @@ pub fn constraints(text: Option<&str>) -> BindResult<LeaseConstraints> {
     }
 }
 
-/// Per-currency amounts as a JSON object of decimal strings.
-pub fn amounts_json(amounts: &BTreeMap<String, Decimal>) -> Value {
-    Value::Object(
-        amounts
-            .iter()
-            .map(|(k, v)| (k.clone(), Value::String(format_amount(v))))
-            .collect::<Map<_, _>>(),
-    )
-}
-
-/// Reads a JSON object of decimal strings (`{"USD": "2.50"}`) with the core's AMOUNT syntax.
-pub fn amounts_from_json(v: &Value, what: &str) -> BindResult<BTreeMap<String, Decimal>> {
-    let Value::Object(map) = v else {
-        return Err(invalid(format!(
-            "{what} must be an object of decimal strings"
-        )));
-    };
-    let mut out = BTreeMap::new();
-    for (currency, amount) in map {
-        let Value::String(text) = amount else {
-            return Err(invalid(format!(
-                "{what}: the amount for {currency} must be a decimal string"
-            )));
-        };
-        out.insert(currency.clone(), leasekit::parse_amount(text)?);
-    }
-    Ok(out)
-}
-
-/// Emitted metrics as a JSON array of `{"name","value","unit"}` (value as a decimal string).
-pub fn metrics_json(metrics: &[Metric]) -> Value {
-    Value::Array(
-        metrics
-            .iter()
-            .map(|m| {
-                serde_json::json!({
-                    "name": m.name,
-                    "value": format_amount(&m.value),
-                    "unit": m.unit,
-                })
-            })
-            .collect(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,16 +93,5 @@ mod tests {
         assert!(optional_timestamp(0, -2).is_err());
         let far = timestamp(253_402_300_799, 0).ok().map(timestamp_text);
         assert_eq!(far.as_deref(), Some("253402300799000000000"));
-    }
-
-    #[test]
-    fn amounts_round_trip_as_strings() {
-        let v = serde_json::json!({"USD": "2.50", "EUR": "0"});
-        let parsed = amounts_from_json(&v, "remaining").ok();
-        let back = parsed.as_ref().map(amounts_json);
-        assert_eq!(back, Some(serde_json::json!({"EUR": "0", "USD": "2.5"})));
-        assert!(amounts_from_json(&serde_json::json!({"USD": 2.5}), "r").is_err());
-        assert!(amounts_from_json(&serde_json::json!({"USD": "-1"}), "r").is_err());
-        assert!(amounts_from_json(&serde_json::json!([]), "r").is_err());
     }
 }

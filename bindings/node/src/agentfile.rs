@@ -1,6 +1,6 @@
 //! The agentrc Agentfile: parse, lint and derive the requested lease.
 
-use leasekit::{Error, ErrorCode};
+use leasekit::wire;
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -21,8 +21,6 @@ pub struct AgentfileOptions {
 pub fn check_agentfile(text: String, options: Option<AgentfileOptions>) -> Result<Value> {
     run(|| {
         let compat = options.and_then(|o| o.compat).unwrap_or(false);
-        let report = leasekit::agentfile::check_agentfile(&text, compat);
-        serde_json::to_value(&report)
-            .map_err(|e| Error::new(ErrorCode::InternalError, e.to_string()))
+        wire::agentfile_report_value(&leasekit::agentfile::check_agentfile(&text, compat))
     })
 }

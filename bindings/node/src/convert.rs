@@ -1,29 +1,15 @@
 //! Conversions between JavaScript values and core types. Nothing here decides anything:
 //! every rule (syntax, bounds, validity) is the core's.
 
-use std::collections::BTreeMap;
-
-use leasekit::{Decimal, Error, ErrorCode, Lease, LeaseConstraints, Metric, Timestamp};
+use leasekit::{Decimal, Error, ErrorCode, Lease, LeaseConstraints, Timestamp, wire};
 use napi::JsDate;
 use napi::bindgen_prelude::{BigInt, Either3, Object, Unknown};
 use napi::{JsValue, ValueType};
-use napi_derive::napi;
 use serde_json::Value;
 
 /// A decimal amount as JavaScript passes it: a decimal string, a number (converted through
 /// its shortest decimal form) or a bigint.
 pub type AmountInput = Either3<String, f64, BigInt>;
-
-/// A metric emitted by a guard (`cost.budget.remaining`), its value a decimal string.
-#[napi(object, js_name = "Metric")]
-pub struct JsMetric {
-    /// The metric name, e.g. `"cost.budget.remaining"`.
-    pub name: String,
-    /// The exact decimal value as a string, e.g. `"0.5"`.
-    pub value: String,
-    /// The unit (the currency for budget metrics).
-    pub unit: String,
-}
 
 /// A failed conversion of a JavaScript value is the caller's bad input.
 pub fn bad_input(err: napi::Error) -> Error {
@@ -57,42 +43,31 @@ pub fn bigint_text(big: &BigInt) -> leasekit::Result<String> {
     Ok(value.to_string())
 }
 
-/// `{currency: "decimal"}` for a map of exact amounts.
-pub fn decimal_map_to_js(map: &BTreeMap<String, Decimal>) -> Value {
-    Value::Object(
-        map.iter()
-            .map(|(k, v)| (k.clone(), Value::String(leasekit::format_amount(v))))
-            .collect(),
-    )
-}
-
-/// The exact amounts of a `{currency: amount}` object.
-pub fn decimal_map_from_js(value: &Value) -> leasekit::Result<BTreeMap<String, Decimal>> {
-    let Value::Object(map) = value else {
-        return Err(Error::invalid("expected an object {currency: amount}"));
+/// A caller-given amount map `{currency: amount}` as core's wire shape
+/// (`leasekit::wire::Amounts`): a number becomes its shortest decimal text and a bigint its
+/// digits; the wire decides what is a valid amount.
+pub fn amounts_from_js(value: Value) -> leasekit::Result<wire::Amounts> {
+    let value = match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(currency, amount)| (currency, number_as_text(amount)))
+                .collect(),
+        ),
+        other => other,
     };
-    map.iter()
-        .map(|(k, v)| {
-            let amount = match v {
-                Value::String(text) => leasekit::parse_amount(text)?,
-                Value::Number(n) => leasekit::amount_from_f64(n.as_f64().unwrap_or(f64::NAN))?,
-                _ => return Err(Error::invalid(format!("amount for {k:?} must be a string"))),
-            };
-            Ok((k.clone(), amount))
-        })
-        .collect()
+    wire::Amounts::from_value(value, "parentRemaining")
 }
 
-/// Converts emitted core metrics for JavaScript.
-pub fn metrics_to_js(metrics: Vec<Metric>) -> Vec<JsMetric> {
-    metrics
-        .into_iter()
-        .map(|m| JsMetric {
-            value: leasekit::format_amount(&m.value),
-            name: m.name,
-            unit: m.unit,
-        })
-        .collect()
+/// A JSON number as its decimal text (Rust prints the shortest round-tripping digits of an
+/// `f64` and never an exponent); any other value unchanged.
+fn number_as_text(value: Value) -> Value {
+    match &value {
+        Value::Number(n) if n.is_f64() => {
+            Value::String(format!("{}", n.as_f64().unwrap_or(f64::NAN)))
+        }
+        Value::Number(n) => Value::String(n.to_string()),
+        _ => value,
+    }
 }
 
 /// An instant from a `Date`, an RFC 3339 string (parsed strictly) or epoch milliseconds.
@@ -157,9 +132,4 @@ pub fn constraints_from_js(value: Option<&Unknown>) -> leasekit::Result<LeaseCon
             "lease constraints must be an object like {expires_at: \"...\"}",
         )),
     }
-}
-
-/// The JavaScript form of constraints: `{expires_at: "..."}` or `{}`.
-pub fn constraints_to_js(c: &LeaseConstraints) -> Value {
-    c.to_value()
 }

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp};
+use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp, wire};
 use napi::Env;
 use napi::bindgen_prelude::{Either3, Function, FunctionRef, Object, Unknown};
 use napi_derive::napi;
@@ -17,8 +17,7 @@ use serde_json::Value;
 use crate::boundary::{Result, run};
 use crate::compiled::{LeaseArg, lease_arg};
 use crate::convert::{
-    AmountInput, JsMetric, amount_from_js, bad_input, bigint_text, constraints_from_js,
-    decimal_map_to_js, metrics_to_js, time_from_js,
+    AmountInput, amount_from_js, bad_input, bigint_text, constraints_from_js, time_from_js,
 };
 use crate::expiry::is_nullish;
 use crate::fast::{FastGuard, KEY_SHIFT};
@@ -74,7 +73,8 @@ struct Settings {
     options: GuardOptions,
 }
 
-/// Reads `{clock?, graceMillis?, allowAnyModel?}`; unknown keys are rejected.
+/// Reads `{clock?, graceMillis?, allowAnyModel?}`: the clock (a JavaScript function) here,
+/// every other key through core's wire shape (which refuses unknown keys).
 fn settings_from_js(options: Option<&Object>) -> leasekit::Result<Settings> {
     let mut settings = Settings {
         clock: None,
@@ -83,40 +83,27 @@ fn settings_from_js(options: Option<&Object>) -> leasekit::Result<Settings> {
     let Some(options) = options else {
         return Ok(settings);
     };
+    let mut fields = serde_json::Map::new();
     for key in Object::keys(options).map_err(bad_input)? {
         let field: Option<Unknown> = options.get(&key).map_err(bad_input)?;
         let Some(field) = field.filter(|f| !is_nullish(f)) else {
             continue;
         };
-        match key.as_str() {
-            "clock" => {
-                let func: Function<(), Unknown<'static>> =
-                    unsafe { field.cast() }.map_err(bad_input)?;
-                let func = func.create_ref().map_err(bad_input)?;
-                settings.clock = Some(Arc::new(JsClock {
-                    manual: Arc::new(ManualClock::new(Timestamp::from_unix_nanos(0))),
-                    func,
-                }));
-            }
-            "graceMillis" => {
-                let millis: f64 = unsafe { field.cast() }.map_err(bad_input)?;
-                if !(millis.is_finite() && millis >= 0.0 && millis.fract() == 0.0) {
-                    return Err(Error::invalid(
-                        "graceMillis must be a non-negative integer number of milliseconds",
-                    ));
-                }
-                settings.options.grace_millis = millis as u64;
-            }
-            "allowAnyModel" => {
-                settings.options.allow_any_model = unsafe { field.cast() }.map_err(bad_input)?;
-            }
-            other => {
-                return Err(Error::invalid(format!(
-                    "unknown LeaseGuard option {other:?} (expected clock, graceMillis, allowAnyModel)"
-                )));
-            }
+        if key == "clock" {
+            let func: Function<(), Unknown<'static>> =
+                unsafe { field.cast() }.map_err(bad_input)?;
+            let func = func.create_ref().map_err(bad_input)?;
+            settings.clock = Some(Arc::new(JsClock {
+                manual: Arc::new(ManualClock::new(Timestamp::from_unix_nanos(0))),
+                func,
+            }));
+        } else {
+            let value: Value = unsafe { field.cast() }.map_err(bad_input)?;
+            fields.insert(key, value);
         }
     }
+    settings.options =
+        wire::GuardOptions::from_value(Value::Object(fields), wire::KeyStyle::Camel)?.to_core();
     Ok(settings)
 }
 
@@ -189,14 +176,17 @@ impl LeaseGuard {
 
     /// Records a metric; a spend metric (`cost.*` in a budgeted currency) decrements that
     /// counter. Returns the `cost.budget.remaining` metrics this emitted.
-    #[napi(ts_args_type = "name: string, value: AmountInput, unit: string")]
+    #[napi(
+        ts_args_type = "name: string, value: AmountInput, unit: string",
+        ts_return_type = "Metric[]"
+    )]
     pub fn record_metric(
         &self,
         env: Env,
         name: String,
         value: AmountInput,
         unit: String,
-    ) -> Result<Vec<JsMetric>> {
+    ) -> Result<Value> {
         run(|| {
             self.tick(&env)?;
             let emitted = match &value {
@@ -211,24 +201,22 @@ impl LeaseGuard {
                 },
                 Either3::C(big) => self.inner.record_metric(&name, &bigint_text(big)?, &unit)?,
             };
-            Ok(metrics_to_js(emitted))
+            wire::metrics_value(&emitted)
         })
     }
 
     /// Pre-authorizes `amount` of `currency` (atomically; the counter never goes below
     /// zero). Throws `BudgetExhaustedError`, or `InvalidRequestError` for an unbudgeted
     /// currency. Returns the emitted `cost.budget.remaining` metrics.
-    #[napi(ts_args_type = "currency: string, amount: AmountInput")]
-    pub fn reserve(
-        &self,
-        env: Env,
-        currency: String,
-        amount: AmountInput,
-    ) -> Result<Vec<JsMetric>> {
+    #[napi(
+        ts_args_type = "currency: string, amount: AmountInput",
+        ts_return_type = "Metric[]"
+    )]
+    pub fn reserve(&self, env: Env, currency: String, amount: AmountInput) -> Result<Value> {
         run(|| {
             self.tick(&env)?;
             let amount = amount_from_js(&amount)?;
-            self.inner.reserve(&currency, amount).map(metrics_to_js)
+            wire::metrics_value(&self.inner.reserve(&currency, amount)?)
         })
     }
 
@@ -236,7 +224,7 @@ impl LeaseGuard {
     /// overspend).
     #[napi(ts_return_type = "Record<string, string>")]
     pub fn remaining(&self) -> Result<Value> {
-        run(|| Ok(decimal_map_to_js(&self.inner.remaining())))
+        run(|| Ok(wire::amounts_value(&self.inner.remaining())))
     }
 
     /// A child guard for `child` (which must be a subset of this guard's lease); the
@@ -263,9 +251,9 @@ impl LeaseGuard {
 
     /// Closes the guard: a child returns its unspent budget to its parent. Idempotent.
     /// Returns the metrics this emitted.
-    #[napi]
-    pub fn close(&self) -> Result<Vec<JsMetric>> {
-        run(|| Ok(metrics_to_js(self.inner.close())))
+    #[napi(ts_return_type = "Metric[]")]
+    pub fn close(&self) -> Result<Value> {
+        run(|| wire::metrics_value(&self.inner.close()))
     }
 
     /// This guard's key for the shared authorize function (its handle times 8, see `fast.rs`

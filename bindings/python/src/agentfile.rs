@@ -2,6 +2,7 @@
 //! diagnostics, lockfile and policy decisions cross as plain dicts (core's serde form).
 
 use leasekit::agentfile::{self as af, ParseOptions};
+use leasekit::wire;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde::Serialize;
@@ -120,10 +121,14 @@ pub fn check_agentfile<'py>(
     text: &str,
     compat: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let report = detached(py, || Ok(af::check_agentfile(text, compat)))?;
+    let (report, wire) = detached(py, || {
+        let report = af::check_agentfile(text, compat);
+        let wire = wire::agentfile_report_value(&report)?;
+        Ok((report, wire))
+    })?;
     let out = PyDict::new(py);
-    out.set_item("ok", report.ok)?;
-    out.set_item("diagnostics", to_py(py, &report.diagnostics)?)?;
+    out.set_item("ok", json_to_py(py, &wire["ok"])?)?;
+    out.set_item("diagnostics", json_to_py(py, &wire["diagnostics"])?)?;
     match report.lease {
         Some(inner) => out.set_item("lease", PyLease { inner })?,
         None => out.set_item("lease", py.None())?,

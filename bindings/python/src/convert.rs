@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use leasekit::{Decimal, Timestamp};
+use leasekit::{Decimal, Timestamp, wire};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
@@ -200,25 +200,27 @@ pub fn budget_to_py<'py>(
     Ok(dict)
 }
 
-/// `{currency: amount}` (amounts as `Decimal`, `str` or `int`; signed, since a remaining
-/// amount may be negative after an overspend) to a core budget map.
-pub fn budget_from_py(obj: &Bound<'_, PyAny>) -> PyResult<BTreeMap<String, Decimal>> {
+/// A caller-given amount map `{currency: amount}` (amounts as `Decimal`, `str` or `int`), read
+/// with core's one rule for such maps (`leasekit::wire::Amounts`: signed, since a remaining
+/// amount may be negative after an overspend). Only the dict's own items are read.
+pub fn amounts_from_py(obj: &Bound<'_, PyAny>) -> PyResult<wire::Amounts> {
     let py = obj.py();
     let dict = obj
         .cast::<PyDict>()
-        .map_err(|_| bad(py, "a budget must be a dict {currency: amount}".into()))?;
-    let mut out = BTreeMap::new();
+        .map_err(|_| bad(py, "amounts must be a dict {currency: amount}".into()))?;
+    let mut map = Map::new();
     for (k, v) in dict.iter() {
-        let cur: String = k
-            .extract()
-            .map_err(|_| bad(py, "budget currencies must be str".into()))?;
-        let text = amount_text(&v)?;
-        out.insert(
-            cur,
-            crate::errors::attached(py, || leasekit::parse_decimal(&text))?,
+        let currency = k
+            .cast::<PyString>()
+            .map_err(|_| bad(py, "amount currencies must be str".into()))?;
+        map.insert(
+            currency.to_cow()?.into_owned(),
+            Value::String(amount_text(&v)?),
         );
     }
-    Ok(out)
+    crate::errors::attached(py, || {
+        wire::Amounts::from_value(Value::Object(map), "amounts")
+    })
 }
 
 /// A timestamp from an aware `datetime` (any offset; converted exactly to UTC) or an RFC 3339

@@ -1,12 +1,12 @@
 //! Free functions: capability names, canonicalization, matching, lease shape, budgets, expiry,
 //! subset and narrowing. Each converts its arguments, calls core, and converts the result.
 
-use leasekit::SubsetOptions;
+use leasekit::wire;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::convert::{
-    amount_text, budget_from_py, budget_to_py, decimal_to_py, json_to_py, py_to_json,
+    amount_text, amounts_from_py, budget_to_py, decimal_to_py, json_to_py, py_to_json,
     timestamp_from_py, timestamp_to_py,
 };
 use crate::errors::{attached, detached};
@@ -105,8 +105,8 @@ pub fn initial_budget<'py>(lease: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyD
 /// Raise `BudgetExhausted` when a caller-tracked remaining counter {currency: amount} is <= 0.
 #[pyfunction]
 pub fn check_budget_remaining(remaining: &Bound<'_, PyAny>) -> PyResult<()> {
-    let m = crate::convert::budget_from_py(remaining)?;
-    attached(remaining.py(), || leasekit::check_budget_remaining(&m))
+    let m = amounts_from_py(remaining)?;
+    attached(remaining.py(), || leasekit::check_budget_remaining(&m.0))
 }
 
 /// Parse a strict `YYYY-MM-DDTHH:MM:SS[.f]Z` time into an aware UTC datetime.
@@ -133,13 +133,11 @@ pub fn validate_lease_constraints(
     attached(py, || leasekit::validate_lease_constraints(&c, now))
 }
 
-/// Inputs of a subset question, converted from Python.
+/// Inputs of a subset question, converted from Python; the options are core's wire shape.
 struct SubsetArgs {
     child: leasekit::Lease,
     parent: leasekit::Lease,
-    remaining: Option<std::collections::BTreeMap<String, leasekit::Decimal>>,
-    child_c: leasekit::LeaseConstraints,
-    parent_c: leasekit::LeaseConstraints,
+    options: wire::SubsetOptions,
 }
 
 impl SubsetArgs {
@@ -153,31 +151,23 @@ impl SubsetArgs {
         Ok(SubsetArgs {
             child: lease_from_py(child)?,
             parent: lease_from_py(parent)?,
-            remaining: parent_remaining
-                .filter(|r| !r.is_none())
-                .map(budget_from_py)
-                .transpose()?,
-            child_c: constraints_from_py(child_constraints)?,
-            parent_c: constraints_from_py(parent_constraints)?,
+            options: wire::SubsetOptions {
+                parent_remaining: parent_remaining
+                    .filter(|r| !r.is_none())
+                    .map(amounts_from_py)
+                    .transpose()?,
+                child_constraints: Some(constraints_from_py(child_constraints)?),
+                parent_constraints: Some(constraints_from_py(parent_constraints)?),
+            },
         })
     }
 
     fn check(&self) -> leasekit::Result<()> {
-        let opts = SubsetOptions {
-            parent_remaining: self.remaining.as_ref(),
-            child_constraints: Some(&self.child_c),
-            parent_constraints: Some(&self.parent_c),
-        };
-        leasekit::check_lease_subset(&self.child, &self.parent, &opts)
+        leasekit::check_lease_subset(&self.child, &self.parent, &self.options.as_core())
     }
 
     fn is_subset(&self) -> bool {
-        let opts = SubsetOptions {
-            parent_remaining: self.remaining.as_ref(),
-            child_constraints: Some(&self.child_c),
-            parent_constraints: Some(&self.parent_c),
-        };
-        leasekit::is_lease_subset(&self.child, &self.parent, &opts)
+        leasekit::is_lease_subset(&self.child, &self.parent, &self.options.as_core())
     }
 }
 
@@ -256,8 +246,7 @@ pub fn narrow_lease(
     let ceiling = lease_from_py(ceiling)?;
     let (lease, reductions) = detached(py, || {
         let n = leasekit::narrow_lease(&requested, &ceiling)?;
-        let reductions = serde_json::to_value(&n.reductions)
-            .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))?;
+        let reductions = wire::reductions_value(&n.reductions)?;
         Ok((n.lease, reductions))
     })?;
     let list = json_to_py(py, &reductions)?.cast_into::<PyList>()?;
