@@ -129,6 +129,11 @@ export interface AgentfileDiagnostic {
   message: string
   hint: string | null
 }
+/** Options of `checkAgentfile`. */
+export interface AgentfileOptions {
+  /** Compat mode: a two-argument `BIND` is a warning instead of an error (default false). */
+  compat?: boolean | null
+}
 /** The result of `checkAgentfile`. */
 export interface AgentfileReport {
   /** No error-severity diagnostic. */

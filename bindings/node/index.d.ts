@@ -129,6 +129,11 @@ export interface AgentfileDiagnostic {
   message: string
   hint: string | null
 }
+/** Options of `checkAgentfile`. */
+export interface AgentfileOptions {
+  /** Compat mode: a two-argument `BIND` is a warning instead of an error (default false). */
+  compat?: boolean | null
+}
 /** The result of `checkAgentfile`. */
 export interface AgentfileReport {
   /** No error-severity diagnostic. */
@@ -220,12 +225,6 @@ export declare class LeaseGuard {
   expiresAt(): string | null
 }
 
-/** Options of `checkAgentfile`. */
-export interface AgentfileOptions {
-  /** Compat mode: a two-argument `BIND` is a warning instead of an error (default false). */
-  compat?: boolean
-}
-
 /**
  * Throws `LeaseSubsetViolationError` (details: capability, pattern, witness) unless
  * `child` is a subset of `parent`.
@@ -315,7 +314,7 @@ export declare function parseBudgetAmount(entry: string): BudgetAmount
 export declare function parseExpiresAt(text: string): string
 
 /** Sums `CURRENCY:AMOUNT` entries per currency: `{currency: "decimal"}`. */
-export declare function sumBudgetEntries(entries: Array<string>): Record<string, string>
+export declare function sumBudgetEntries(entries: string[]): Record<string, string>
 
 /**
  * The submit-time rule: `constraints.expires_at`, when present, must be strictly after

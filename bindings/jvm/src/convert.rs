@@ -7,21 +7,34 @@ use leasekit::{Lease, LeaseConstraints, Timestamp};
 use serde_json::Value;
 
 use crate::error::{BindResult, invalid};
+use crate::text::{self, TextBuf};
 
-/// Reads a Java string argument; `null` is `INVALID_REQUEST` naming the argument.
+/// Reads a Java string argument; `null` is `INVALID_REQUEST` naming the argument. Every string
+/// argument is read this way, through [`text::read`] (the one text conversion, shared with the
+/// authorize hot path): a lone surrogate is `INVALID_REQUEST`, never replaced.
 pub fn string_arg(env: &Env<'_>, value: &JString<'_>, what: &str) -> BindResult<String> {
     if value.is_null() {
         return Err(invalid(format!("{what} must not be null")));
     }
-    Ok(value.try_to_string(env)?)
+    let raw = env.get_raw();
+    // SAFETY: `raw` is this call's JNIEnv and `value` a live, non-null string argument of it.
+    let len = unsafe { text::string_length(raw, value) };
+    let mut buf = TextBuf::new();
+    // SAFETY: as above; `len` is the string's own length.
+    let text = unsafe { text::read(raw, value, len, what, &mut buf)? };
+    Ok(text.text.to_owned())
 }
 
-/// Reads an optional Java string argument (`null` -> `None`).
-pub fn optional_string_arg(env: &Env<'_>, value: &JString<'_>) -> BindResult<Option<String>> {
+/// Reads an optional Java string argument (`null` -> `None`), as [`string_arg`].
+pub fn optional_string_arg(
+    env: &Env<'_>,
+    value: &JString<'_>,
+    what: &str,
+) -> BindResult<Option<String>> {
     if value.is_null() {
         return Ok(None);
     }
-    Ok(Some(value.try_to_string(env)?))
+    string_arg(env, value, what).map(Some)
 }
 
 /// Makes a Java string.

@@ -141,7 +141,8 @@ pub fn check_subset<'local>(
     run(env, |env| {
         let child = lease(&string_arg(env, &child_json, "child")?)?;
         let parent = lease(&string_arg(env, &parent_json, "parent")?)?;
-        let options = subset_options(optional_string_arg(env, &options_json)?.as_deref())?;
+        let options =
+            subset_options(optional_string_arg(env, &options_json, "options_json")?.as_deref())?;
         Ok(check_lease_subset(&child, &parent, &options.as_core())?)
     })
 }
@@ -158,7 +159,8 @@ pub fn is_subset<'local>(
     run(env, |env| {
         let child = lease(&string_arg(env, &child_json, "child")?)?;
         let parent = lease(&string_arg(env, &parent_json, "parent")?)?;
-        let options = subset_options(optional_string_arg(env, &options_json)?.as_deref())?;
+        let options =
+            subset_options(optional_string_arg(env, &options_json, "options_json")?.as_deref())?;
         Ok(is_lease_subset(&child, &parent, &options.as_core()))
     })
 }
@@ -220,7 +222,9 @@ pub fn validate_constraints<'local>(
     nano: i32,
 ) {
     run(env, |env| {
-        let c = constraints(optional_string_arg(env, &constraints_json)?.as_deref())?;
+        let c = constraints(
+            optional_string_arg(env, &constraints_json, "constraints_json")?.as_deref(),
+        )?;
         Ok(validate_lease_constraints(
             &c,
             timestamp(epoch_second, nano)?,
@@ -253,8 +257,10 @@ pub fn narrow_constraints_json<'local>(
     ceiling_json: JString<'local>,
 ) -> JString<'local> {
     run(env, |env| {
-        let requested = constraints(optional_string_arg(env, &requested_json)?.as_deref())?;
-        let ceiling = constraints(optional_string_arg(env, &ceiling_json)?.as_deref())?;
+        let requested =
+            constraints(optional_string_arg(env, &requested_json, "requested_json")?.as_deref())?;
+        let ceiling =
+            constraints(optional_string_arg(env, &ceiling_json, "ceiling_json")?.as_deref())?;
         let out = wire::constraints_value(&narrow_constraints(&requested, &ceiling));
         new_string(env, &out.to_string())
     })
@@ -288,7 +294,9 @@ pub fn constraints_canonical<'local>(
     constraints_json: JString<'local>,
 ) -> JString<'local> {
     run(env, |env| {
-        let c = constraints(optional_string_arg(env, &constraints_json)?.as_deref())?;
+        let c = constraints(
+            optional_string_arg(env, &constraints_json, "constraints_json")?.as_deref(),
+        )?;
         new_string(env, &c.to_value().to_string())
     })
 }

@@ -56,7 +56,9 @@ pub fn guard_new<'local>(
 ) -> i64 {
     run(env, |env| {
         let lease = lease(&string_arg(env, &lease_json, "lease")?)?;
-        let constraints = constraints(optional_string_arg(env, &constraints_json)?.as_deref())?;
+        let constraints = constraints(
+            optional_string_arg(env, &constraints_json, "constraints_json")?.as_deref(),
+        )?;
         let options = wire::GuardOptions::from_value(
             serde_json::json!({"grace_millis": grace_millis, "allow_any_model": allow_any_model}),
             wire::KeyStyle::Snake,
@@ -278,8 +280,9 @@ pub fn guard_delegate<'local>(
         let guard = guard(handle)?;
         let now = optional_timestamp(epoch_second, nano)?;
         let child = lease(&string_arg(env, &child_json, "child lease")?)?;
-        let child_constraints =
-            constraints(optional_string_arg(env, &child_constraints_json)?.as_deref())?;
+        let child_constraints = constraints(
+            optional_string_arg(env, &child_constraints_json, "child_constraints_json")?.as_deref(),
+        )?;
         let child_guard = with_optional_now(now, || guard.delegate(child, child_constraints))?;
         Ok(into_handle(child_guard))
     })

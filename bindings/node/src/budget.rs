@@ -1,17 +1,17 @@
 //! Budgets: `CURRENCY:AMOUNT` entries and exact decimal amounts (as strings).
 
-use leasekit::wire;
+use leasekit::{Error, wire};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::boundary::{Result, run};
 use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{AmountInput, amount_from_js};
+use crate::convert::{AmountInput, JsArg, Text, amount_from_js};
 
 /// Parses a `cost.budget` entry such as `"USD:2.50"`. Throws `InvalidRequestError` when
 /// the currency or amount is invalid.
 #[napi(ts_return_type = "BudgetAmount")]
-pub fn parse_budget_amount(entry: String) -> Result<Value> {
+pub fn parse_budget_amount(#[napi(ts_arg_type = "string")] entry: Text) -> Result<Value> {
     run(|| {
         let parsed = leasekit::parse_budget_amount(&entry)?;
         Ok(wire::BudgetEntryAnswer::from(&parsed).to_value())
@@ -26,9 +26,16 @@ pub fn parse_amount(amount: AmountInput) -> Result<String> {
 }
 
 /// Sums `CURRENCY:AMOUNT` entries per currency: `{currency: "decimal"}`.
-#[napi(ts_return_type = "Record<string, string>")]
-pub fn sum_budget_entries(entries: Vec<String>) -> Result<Value> {
-    run(|| leasekit::sum_budget_entries(&entries).map(|m| wire::amounts_value(&m)))
+#[napi(
+    ts_args_type = "entries: string[]",
+    ts_return_type = "Record<string, string>"
+)]
+pub fn sum_budget_entries(entries: JsArg) -> Result<Value> {
+    run(|| {
+        let entries: Vec<String> = serde_json::from_value(entries.json()?)
+            .map_err(|_| Error::invalid("entries must be an array of strings"))?;
+        leasekit::sum_budget_entries(&entries).map(|m| wire::amounts_value(&m))
+    })
 }
 
 /// The initial budget counters of a lease (its summed `cost.budget`): `{currency: "decimal"}`.

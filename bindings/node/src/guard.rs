@@ -10,16 +10,14 @@ use std::sync::Arc;
 
 use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp, wire};
 use napi::Env;
-use napi::bindgen_prelude::{Either3, Function, FunctionRef, Object, Unknown};
+use napi::JsValue;
+use napi::bindgen_prelude::{FromNapiValue, Function, FunctionRef, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::boundary::{Result, run};
 use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{
-    AmountInput, amount_from_js, bad_input, bigint_text, constraints_from_js, time_from_js,
-};
-use crate::expiry::is_nullish;
+use crate::convert::{AmountInput, JsArg, Text, amount_from_js, constraints_from_js};
 use crate::fast::{FastGuard, KEY_SHIFT};
 use crate::registry::{Handle, Registry};
 
@@ -42,7 +40,9 @@ impl JsClock {
                     format!("the clock function failed: {}", e.reason),
                 )
             })?;
-        self.manual.set(time_from_js(&answer)?);
+        // SAFETY: the clock's answer is a live value of the current call on `env`.
+        let answer = unsafe { JsArg::from_raw(env.raw(), answer.raw()) };
+        self.manual.set(answer.time()?);
         Ok(())
     }
 }
@@ -73,9 +73,9 @@ struct Settings {
     options: GuardOptions,
 }
 
-/// Reads `{clock?, graceMillis?, allowAnyModel?}`: the clock (a JavaScript function) here,
-/// every other key through core's wire shape (which refuses unknown keys).
-fn settings_from_js(options: Option<&Object>) -> leasekit::Result<Settings> {
+/// Reads `{clock?, graceMillis?, allowAnyModel?}` (own keys only): the clock (a JavaScript
+/// function) here, every other key through core's wire shape (which refuses unknown keys).
+fn settings_from_js(options: Option<&JsArg>) -> leasekit::Result<Settings> {
     let mut settings = Settings {
         clock: None,
         options: GuardOptions::default(),
@@ -84,22 +84,24 @@ fn settings_from_js(options: Option<&Object>) -> leasekit::Result<Settings> {
         return Ok(settings);
     };
     let mut fields = serde_json::Map::new();
-    for key in Object::keys(options).map_err(bad_input)? {
-        let field: Option<Unknown> = options.get(&key).map_err(bad_input)?;
-        let Some(field) = field.filter(|f| !is_nullish(f)) else {
+    for (key, field) in options.entries("LeaseGuard options")? {
+        if field.is_nullish() {
             continue;
-        };
+        }
         if key == "clock" {
+            // SAFETY: a live value of the current call.
             let func: Function<(), Unknown<'static>> =
-                unsafe { field.cast() }.map_err(bad_input)?;
-            let func = func.create_ref().map_err(bad_input)?;
+                unsafe { Function::from_napi_value(field.env(), field.raw()) }
+                    .map_err(|_| Error::invalid("the clock option must be a function"))?;
+            let func = func
+                .create_ref()
+                .map_err(|e| Error::invalid(format!("cannot keep the clock: {}", e.reason)))?;
             settings.clock = Some(Arc::new(JsClock {
                 manual: Arc::new(ManualClock::new(Timestamp::from_unix_nanos(0))),
                 func,
             }));
         } else {
-            let value: Value = unsafe { field.cast() }.map_err(bad_input)?;
-            fields.insert(key, value);
+            fields.insert(key, field.json()?);
         }
     }
     settings.options =
@@ -119,8 +121,8 @@ impl LeaseGuard {
     pub fn new(
         env: Env,
         lease: LeaseArg<'_>,
-        constraints: Option<Unknown>,
-        options: Option<Object>,
+        constraints: Option<JsArg>,
+        options: Option<JsArg>,
     ) -> Result<Self> {
         run(|| {
             let lease = lease_arg(&lease)?;
@@ -158,7 +160,12 @@ impl LeaseGuard {
     /// operation should use. Throws `LeaseExpiredError`, `BudgetExhaustedError`,
     /// `InvalidRequestError` or `PermissionDeniedError`.
     #[napi]
-    pub fn authorize(&self, env: Env, capability: String, target: String) -> Result<String> {
+    pub fn authorize(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] capability: Text,
+        #[napi(ts_arg_type = "string")] target: Text,
+    ) -> Result<String> {
         run(|| {
             self.tick(&env)?;
             self.inner.authorize(&capability, &target)
@@ -167,7 +174,11 @@ impl LeaseGuard {
 
     /// Authorizes the model `modelId` (`model.use`) and returns it.
     #[napi]
-    pub fn authorize_model(&self, env: Env, model_id: String) -> Result<String> {
+    pub fn authorize_model(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] model_id: Text,
+    ) -> Result<String> {
         run(|| {
             self.tick(&env)?;
             self.inner.authorize_model(&model_id)
@@ -183,15 +194,17 @@ impl LeaseGuard {
     pub fn record_metric(
         &self,
         env: Env,
-        name: String,
+        name: Text,
         value: AmountInput,
-        unit: String,
+        unit: Text,
     ) -> Result<Value> {
         run(|| {
             self.tick(&env)?;
             let emitted = match &value {
-                Either3::A(text) => self.inner.record_metric(&name, text, &unit)?,
-                Either3::B(number) => match leasekit::amount_from_f64(*number) {
+                AmountInput::Text(text) | AmountInput::BigInt(text) => {
+                    self.inner.record_metric(&name, text, &unit)?
+                }
+                AmountInput::Number(number) => match leasekit::amount_from_f64(*number) {
                     Ok(d) => self.inner.record_metric_decimal(&name, d, &unit)?,
                     // Not an amount: hand the number's text to the core, which ignores
                     // it for a non-spend metric and rejects it for a spend metric.
@@ -199,7 +212,6 @@ impl LeaseGuard {
                         .inner
                         .record_metric(&name, &number.to_string(), &unit)?,
                 },
-                Either3::C(big) => self.inner.record_metric(&name, &bigint_text(big)?, &unit)?,
             };
             wire::metrics_value(&emitted)
         })
@@ -212,7 +224,7 @@ impl LeaseGuard {
         ts_args_type = "currency: string, amount: AmountInput",
         ts_return_type = "Metric[]"
     )]
-    pub fn reserve(&self, env: Env, currency: String, amount: AmountInput) -> Result<Value> {
+    pub fn reserve(&self, env: Env, currency: Text, amount: AmountInput) -> Result<Value> {
         run(|| {
             self.tick(&env)?;
             let amount = amount_from_js(&amount)?;
@@ -235,7 +247,7 @@ impl LeaseGuard {
         &self,
         env: Env,
         child: LeaseArg<'_>,
-        constraints: Option<Unknown>,
+        constraints: Option<JsArg>,
     ) -> Result<LeaseGuard> {
         run(|| {
             self.tick(&env)?;

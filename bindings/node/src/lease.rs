@@ -1,13 +1,12 @@
 //! Lease values: shape validation, normalization, subset and narrowing.
 
 use leasekit::{Error, Lease, SubsetOptions, wire};
-use napi::bindgen_prelude::{Object, Unknown};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 
 use crate::boundary::{Result, run};
 use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{amounts_from_js, bad_input, constraints_from_js};
+use crate::convert::{JsArg, amounts_from_js, constraints_from_js};
 
 /// Checks that `lease` has the ARCP lease shape (SEMANTICS section 2).
 /// Throws `InvalidRequestError` otherwise.
@@ -40,7 +39,7 @@ pub fn lease_to_json(lease: LeaseArg<'_>) -> Result<String> {
 pub fn is_lease_subset(
     child: LeaseArg<'_>,
     parent: LeaseArg<'_>,
-    options: Option<Object>,
+    options: Option<JsArg>,
 ) -> Result<bool> {
     run(|| {
         with_subset_inputs(&child, &parent, options.as_ref(), |c, p, o| {
@@ -57,7 +56,7 @@ pub fn is_lease_subset(
 pub fn assert_lease_subset(
     child: LeaseArg<'_>,
     parent: LeaseArg<'_>,
-    options: Option<Object>,
+    options: Option<JsArg>,
 ) -> Result<()> {
     run(|| {
         with_subset_inputs(
@@ -73,7 +72,7 @@ pub fn assert_lease_subset(
 fn with_subset_inputs<T>(
     child: &LeaseArg<'_>,
     parent: &LeaseArg<'_>,
-    options: Option<&Object>,
+    options: Option<&JsArg>,
     f: impl FnOnce(&Lease, &Lease, &SubsetOptions) -> leasekit::Result<T>,
 ) -> leasekit::Result<T> {
     let child = lease_arg(child)?;
@@ -82,22 +81,20 @@ fn with_subset_inputs<T>(
         None => wire::SubsetOptions::default(),
         Some(options) => {
             let mut fields = Map::new();
-            for key in Object::keys(options).map_err(bad_input)? {
-                let field: Option<Unknown> = options.get(&key).map_err(bad_input)?;
-                let value = match (key.as_str(), field) {
-                    (_, None) => Value::Null,
-                    ("childConstraints" | "parentConstraints", Some(v)) => {
-                        constraints_from_js(Some(&v))?.to_value()
+            for (key, field) in options.entries("subset options")? {
+                let value = if field.is_nullish() {
+                    Value::Null
+                } else {
+                    match key.as_str() {
+                        "childConstraints" | "parentConstraints" => {
+                            constraints_from_js(Some(&field))?.to_value()
+                        }
+                        "parentRemaining" => serde_json::to_value(amounts_from_js(&field)?)
+                            .map_err(|e| Error::invalid(e.to_string()))?,
+                        _ => field.json()?,
                     }
-                    (_, Some(v)) => unsafe { v.cast::<Option<Value>>() }
-                        .map_err(bad_input)?
-                        .unwrap_or(Value::Null),
                 };
                 fields.insert(key, value);
-            }
-            if let Some(remaining) = fields.get_mut("parentRemaining").filter(|v| !v.is_null()) {
-                *remaining = serde_json::to_value(amounts_from_js(remaining.take())?)
-                    .map_err(|e| Error::invalid(e.to_string()))?;
             }
             wire::SubsetOptions::from_value(Value::Object(fields), wire::KeyStyle::Camel)?
         }
@@ -123,7 +120,7 @@ pub fn narrow_lease(requested: LeaseArg<'_>, ceiling: LeaseArg<'_>) -> Result<Va
     ts_args_type = "requested?: ConstraintsInput | undefined | null, ceiling?: ConstraintsInput | undefined | null",
     ts_return_type = "LeaseConstraints"
 )]
-pub fn narrow_constraints(requested: Option<Unknown>, ceiling: Option<Unknown>) -> Result<Value> {
+pub fn narrow_constraints(requested: Option<JsArg>, ceiling: Option<JsArg>) -> Result<Value> {
     run(|| {
         let r = constraints_from_js(requested.as_ref())?;
         let c = constraints_from_js(ceiling.as_ref())?;

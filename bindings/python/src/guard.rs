@@ -7,8 +7,10 @@ use pyo3::types::{PyDict, PyString};
 use std::borrow::Cow;
 
 use crate::clock::clock_from_py;
-use crate::convert::{amount_from_py, amount_text, budget_to_py, py_to_json, timestamp_to_py};
-use crate::errors::{attached, detached, invalid, to_py_err};
+use crate::convert::{
+    Text, amount_from_py, amount_text, budget_to_py, py_to_json, str_of, timestamp_to_py,
+};
+use crate::errors::{attached, detached};
 use crate::lease::{PyLease, constraints_from_py, lease_from_py};
 use crate::values::PyMetric;
 
@@ -31,13 +33,7 @@ impl PyLeaseGuard {
         target: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyString>> {
         let py = target.py();
-        // Only a str with a lone surrogate has no UTF-8 form: refuse it, never guess.
-        let text = target.to_str().map_err(|_| {
-            to_py_err(
-                py,
-                invalid("the target contains a lone surrogate (not valid Unicode)"),
-            )
-        })?;
+        let text = str_of(target, "target")?;
         let canonical = if text.len() > DETACH_BYTES {
             detached(py, || self.inner.authorize_cow(capability, text))?
         } else {
@@ -92,10 +88,10 @@ impl PyLeaseGuard {
     /// Raises LeaseExpired, BudgetExhausted, InvalidRequest or PermissionDenied.
     fn authorize<'py>(
         &self,
-        capability: &str,
+        capability: Text<'_>,
         target: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyString>> {
-        self.authorize_str(capability, target)
+        self.authorize_str(&capability, target)
     }
 
     /// Authorize the use of model `model_id` (`model.use`); returns the model id.
@@ -111,11 +107,12 @@ impl PyLeaseGuard {
     fn record_metric(
         &self,
         py: Python<'_>,
-        name: &str,
+        name: Text<'_>,
         value: &Bound<'_, PyAny>,
-        unit: &str,
+        unit: Text<'_>,
     ) -> PyResult<Vec<PyMetric>> {
         let value = amount_text(value)?;
+        let (name, unit) = (&*name, &*unit);
         let ms = detached(py, || self.inner.record_metric(name, &value, unit))?;
         PyMetric::list(py, &ms)
     }
@@ -125,10 +122,11 @@ impl PyLeaseGuard {
     fn reserve(
         &self,
         py: Python<'_>,
-        currency: &str,
+        currency: Text<'_>,
         amount: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<PyMetric>> {
         let amount = amount_from_py(amount)?;
+        let currency = &*currency;
         let ms = detached(py, || self.inner.reserve(currency, amount))?;
         PyMetric::list(py, &ms)
     }

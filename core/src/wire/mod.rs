@@ -14,6 +14,7 @@
 //! | amount map (budget, remaining, sums) | answer | [`amounts_value`], [`amounts_json`] |
 //! | subset options | call | [`SubsetOptions`] |
 //! | guard options | call | [`GuardOptions`] |
+//! | Agentfile check options | call | [`AgentfileOptions`] |
 //! | lease constraints | call / answer | [`constraints_value`] (core's [`crate::LeaseConstraints`] reads them) |
 //! | budget entry | answer | [`BudgetEntryAnswer`] |
 //! | emitted metrics | answer | [`metrics_value`], [`metrics_json`] |
@@ -37,7 +38,7 @@ pub use answers::{
     metrics_value, reductions_json, reductions_value,
 };
 pub use envelope::ErrorEnvelope;
-pub use options::{GuardOptions, SubsetOptions};
+pub use options::{AgentfileOptions, GuardOptions, SubsetOptions};
 pub use style::KeyStyle;
 
 use crate::error::{Error, ErrorCode, Result};

@@ -89,6 +89,31 @@ impl GuardOptions {
     }
 }
 
+/// The options of an Agentfile check, `{"compat": false}`: compat mode reads a two-argument
+/// `BIND` as a warning instead of an error.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentfileOptions {
+    /// Compat mode (default false).
+    #[serde(default)]
+    pub compat: Option<bool>,
+}
+
+impl AgentfileOptions {
+    /// Reads the options from a parsed value (`null` means none), keys spelled in `style`.
+    pub fn from_value(value: Value, style: KeyStyle) -> Result<AgentfileOptions> {
+        if value.is_null() {
+            return Ok(AgentfileOptions::default());
+        }
+        super::from_value_styled(value, style, "Agentfile options")
+    }
+
+    /// Whether compat mode is on.
+    pub fn compat(self) -> bool {
+        self.compat.unwrap_or(false)
+    }
+}
+
 /// Lease constraints inside an options object: core's reader ([`LeaseConstraints::from_value`]),
 /// `null` meaning none given.
 fn constraints<'de, D: Deserializer<'de>>(
