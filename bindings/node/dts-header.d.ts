@@ -20,8 +20,9 @@ export interface LeaseConstraints {
 }
 /** Options of `isLeaseSubset` / `assertLeaseSubset`. */
 export interface SubsetOptions {
-  /** The parent's remaining budget per currency (default: its summed `cost.budget`). */
-  parentRemaining?: Record<string, string | number> | null
+  /** The parent's remaining budget per currency (default: its summed `cost.budget`); signed
+   * (a guard's `remaining()` after an overspend is accepted), at most 9 fraction digits. */
+  parentRemaining?: Record<string, string | number | bigint> | null
   /** The child's constraints; an omitted expiry inherits the parent's. */
   childConstraints?: ConstraintsInput | null
   /** The parent's constraints. */
@@ -35,6 +36,22 @@ export interface GuardOptions {
   graceMillis?: number | null
   /** Authorize any model when the lease has no `model.use` (default false). */
   allowAnyModel?: boolean | null
+}
+/** A parsed `cost.budget` entry (core's `wire::BudgetEntryAnswer`). */
+export interface BudgetAmount {
+  /** The currency, case-sensitive (`usd` is not `USD`). */
+  currency: string
+  /** The exact amount as a normalized decimal string (no trailing zeros), e.g. `"2.5"`. */
+  amount: string
+}
+/** A metric emitted by a guard (`cost.budget.remaining`), its value a decimal string. */
+export interface Metric {
+  /** The metric name, e.g. `"cost.budget.remaining"`. */
+  name: string
+  /** The exact decimal value as a string, e.g. `"0.5"`. */
+  value: string
+  /** The unit (the currency for budget metrics). */
+  unit: string
 }
 /** One reduction made by `narrowLease`. */
 export interface Reduction {
@@ -111,6 +128,11 @@ export interface AgentfileDiagnostic {
   column: number
   message: string
   hint: string | null
+}
+/** Options of `checkAgentfile`. */
+export interface AgentfileOptions {
+  /** Compat mode: a two-argument `BIND` is a warning instead of an error (default false). */
+  compat?: boolean | null
 }
 /** The result of `checkAgentfile`. */
 export interface AgentfileReport {

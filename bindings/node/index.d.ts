@@ -20,8 +20,9 @@ export interface LeaseConstraints {
 }
 /** Options of `isLeaseSubset` / `assertLeaseSubset`. */
 export interface SubsetOptions {
-  /** The parent's remaining budget per currency (default: its summed `cost.budget`). */
-  parentRemaining?: Record<string, string | number> | null
+  /** The parent's remaining budget per currency (default: its summed `cost.budget`); signed
+   * (a guard's `remaining()` after an overspend is accepted), at most 9 fraction digits. */
+  parentRemaining?: Record<string, string | number | bigint> | null
   /** The child's constraints; an omitted expiry inherits the parent's. */
   childConstraints?: ConstraintsInput | null
   /** The parent's constraints. */
@@ -35,6 +36,22 @@ export interface GuardOptions {
   graceMillis?: number | null
   /** Authorize any model when the lease has no `model.use` (default false). */
   allowAnyModel?: boolean | null
+}
+/** A parsed `cost.budget` entry (core's `wire::BudgetEntryAnswer`). */
+export interface BudgetAmount {
+  /** The currency, case-sensitive (`usd` is not `USD`). */
+  currency: string
+  /** The exact amount as a normalized decimal string (no trailing zeros), e.g. `"2.5"`. */
+  amount: string
+}
+/** A metric emitted by a guard (`cost.budget.remaining`), its value a decimal string. */
+export interface Metric {
+  /** The metric name, e.g. `"cost.budget.remaining"`. */
+  name: string
+  /** The exact decimal value as a string, e.g. `"0.5"`. */
+  value: string
+  /** The unit (the currency for budget metrics). */
+  unit: string
 }
 /** One reduction made by `narrowLease`. */
 export interface Reduction {
@@ -112,6 +129,11 @@ export interface AgentfileDiagnostic {
   message: string
   hint: string | null
 }
+/** Options of `checkAgentfile`. */
+export interface AgentfileOptions {
+  /** Compat mode: a two-argument `BIND` is a warning instead of an error (default false). */
+  compat?: boolean | null
+}
 /** The result of `checkAgentfile`. */
 export interface AgentfileReport {
   /** No error-severity diagnostic. */
@@ -172,13 +194,13 @@ export declare class LeaseGuard {
    * Records a metric; a spend metric (`cost.*` in a budgeted currency) decrements that
    * counter. Returns the `cost.budget.remaining` metrics this emitted.
    */
-  recordMetric(name: string, value: AmountInput, unit: string): Array<Metric>
+  recordMetric(name: string, value: AmountInput, unit: string): Metric[]
   /**
    * Pre-authorizes `amount` of `currency` (atomically; the counter never goes below
    * zero). Throws `BudgetExhaustedError`, or `InvalidRequestError` for an unbudgeted
    * currency. Returns the emitted `cost.budget.remaining` metrics.
    */
-  reserve(currency: string, amount: AmountInput): Array<Metric>
+  reserve(currency: string, amount: AmountInput): Metric[]
   /**
    * The remaining budget per currency as exact decimal strings (may be negative after
    * overspend).
@@ -194,7 +216,7 @@ export declare class LeaseGuard {
    * Closes the guard: a child returns its unspent budget to its parent. Idempotent.
    * Returns the metrics this emitted.
    */
-  close(): Array<Metric>
+  close(): Metric[]
   /** Whether `close()` has been called. */
   isClosed(): boolean
   /** The guarded lease, in stored (canonical) form. */
@@ -203,25 +225,11 @@ export declare class LeaseGuard {
   expiresAt(): string | null
 }
 
-/** Options of `checkAgentfile`. */
-export interface AgentfileOptions {
-  /** Compat mode: a two-argument `BIND` is a warning instead of an error (default false). */
-  compat?: boolean
-}
-
 /**
  * Throws `LeaseSubsetViolationError` (details: capability, pattern, witness) unless
  * `child` is a subset of `parent`.
  */
 export declare function assertLeaseSubset(child: LeaseInput, parent: LeaseInput, options?: SubsetOptions | undefined | null): void
-
-/** A parsed `cost.budget` entry. */
-export interface BudgetAmount {
-  /** The currency, case-sensitive (`usd` is not `USD`). */
-  currency: string
-  /** The exact amount as a normalized decimal string (no trailing zeros), e.g. `"2.5"`. */
-  amount: string
-}
 
 /**
  * The canonical form of `target` for `capability` (SEMANTICS section 5).
@@ -272,16 +280,6 @@ export declare function leaseToJson(lease: LeaseInput): string
  */
 export declare function matchGlob(capability: string, pattern: string, target: string): boolean
 
-/** A metric emitted by a guard (`cost.budget.remaining`), its value a decimal string. */
-export interface Metric {
-  /** The metric name, e.g. `"cost.budget.remaining"`. */
-  name: string
-  /** The exact decimal value as a string, e.g. `"0.5"`. */
-  value: string
-  /** The unit (the currency for budget metrics). */
-  unit: string
-}
-
 /** The effective constraints of `requested` under `ceiling` (the earlier expiry). */
 export declare function narrowConstraints(requested?: ConstraintsInput | undefined | null, ceiling?: ConstraintsInput | undefined | null): LeaseConstraints
 
@@ -316,7 +314,7 @@ export declare function parseBudgetAmount(entry: string): BudgetAmount
 export declare function parseExpiresAt(text: string): string
 
 /** Sums `CURRENCY:AMOUNT` entries per currency: `{currency: "decimal"}`. */
-export declare function sumBudgetEntries(entries: Array<string>): Record<string, string>
+export declare function sumBudgetEntries(entries: string[]): Record<string, string>
 
 /**
  * The submit-time rule: `constraints.expires_at`, when present, must be strictly after

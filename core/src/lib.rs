@@ -28,6 +28,7 @@ pub mod lease_lint;
 pub mod narrow;
 pub mod pattern;
 pub mod subset;
+pub mod wire;
 
 #[cfg(test)]
 mod work_bounds;

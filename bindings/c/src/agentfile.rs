@@ -4,6 +4,7 @@
 use std::ffi::c_char;
 
 use leasekit::agentfile::{self, Agentfile, ParseOptions};
+use leasekit::wire;
 
 use crate::boundary::call;
 use crate::json;
@@ -207,7 +208,7 @@ pub unsafe extern "C" fn lk_agentfile_check(
         let (slot, text) = unsafe { (out_slot(out_json, "out_json")?, arg_str(text, "text")?) };
         put_json(
             slot,
-            &json::to_value(&agentfile::check_agentfile(text, compat))?,
+            &wire::agentfile_report_value(&agentfile::check_agentfile(text, compat))?,
         )
     })
 }

@@ -2,10 +2,9 @@
 
 use std::ffi::c_char;
 
-use serde_json::json;
+use leasekit::wire;
 
 use crate::boundary::call;
-use crate::json as conv;
 use crate::status::LkStatus;
 use crate::strings::{arg_str, arg_str_array, out_slot, put_json, put_string};
 
@@ -23,10 +22,7 @@ pub unsafe extern "C" fn lk_budget_parse(
         // SAFETY: pointer contracts documented above.
         let (slot, entry) = unsafe { (out_slot(out_json, "out_json")?, arg_str(entry, "entry")?) };
         let parsed = leasekit::parse_budget_amount(entry)?;
-        put_json(
-            slot,
-            &json!({"currency": parsed.currency, "amount": leasekit::format_amount(&parsed.amount)}),
-        )
+        put_json(slot, &wire::BudgetEntryAnswer::from(&parsed).to_value())
     })
 }
 
@@ -50,9 +46,9 @@ pub unsafe extern "C" fn lk_budget_sum(
                 arg_str_array(entries, len, "entries")?,
             )
         };
-        put_json(
+        put_string(
             slot,
-            &conv::decimal_map_value(&leasekit::sum_budget_entries(&entries)?),
+            wire::amounts_json(&leasekit::sum_budget_entries(&entries)?),
         )
     })
 }
@@ -92,7 +88,7 @@ pub unsafe extern "C" fn lk_decimal_compare(
     call(|| {
         // SAFETY: pointer contracts documented above.
         let (slot, a, b) = unsafe { (out_slot(out, "out")?, arg_str(a, "a")?, arg_str(b, "b")?) };
-        *slot = conv::decimal(a)?.cmp(&conv::decimal(b)?) as i32;
+        *slot = leasekit::parse_decimal(a)?.cmp(&leasekit::parse_decimal(b)?) as i32;
         Ok(())
     })
 }

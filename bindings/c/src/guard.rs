@@ -5,10 +5,9 @@ use std::ffi::c_char;
 use std::sync::Arc;
 
 use leasekit::{
-    Clock, Error, ErrorCode, GuardOptions, LeaseGuard, ManualClock, Metric, Result, SystemClock,
-    Timestamp,
+    Clock, Error, ErrorCode, GuardOptions, LeaseGuard, ManualClock, Result, SystemClock, Timestamp,
+    wire,
 };
-use serde_json::Value;
 
 use crate::boundary::call;
 use crate::json;
@@ -16,7 +15,7 @@ use crate::lease::LkLease;
 use crate::status::LkStatus;
 use crate::strings::{
     arg_handle, arg_str, arg_str_n, free_handle, opt_arg_str, opt_out_slot, out_slot, put_handle,
-    put_json, put_string,
+    put_string,
 };
 
 /// An opaque lease guard. Create it with `lk_guard_new` (system clock) or
@@ -26,33 +25,6 @@ pub struct LkGuard {
     inner: LeaseGuard,
     /// Set when the guard (or the guard it was delegated from) runs on a manual clock.
     manual: Option<Arc<ManualClock>>,
-}
-
-fn guard_options(text: Option<&str>) -> Result<GuardOptions> {
-    let map = json::parse_object(text, "options_json")?;
-    json::only_keys(&map, &["grace_millis", "allow_any_model"], "options_json")?;
-    let mut opts = GuardOptions::default();
-    if let Some(v) = map.get("grace_millis") {
-        opts.grace_millis = v.as_u64().ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidRequest,
-                "grace_millis must be a non-negative integer",
-            )
-        })?;
-    }
-    if let Some(v) = map.get("allow_any_model") {
-        opts.allow_any_model = v.as_bool().ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidRequest,
-                "allow_any_model must be a boolean",
-            )
-        })?;
-    }
-    Ok(opts)
-}
-
-fn metrics_value(metrics: &[Metric]) -> Result<Value> {
-    json::to_value(&metrics)
 }
 
 /// Shared body of the two constructors.
@@ -76,7 +48,10 @@ unsafe fn new_guard(
         )
     };
     let constraints = json::constraints(constraints)?;
-    let options = guard_options(options)?;
+    let options = match options {
+        Some(text) => wire::GuardOptions::from_json(text)?.to_core(),
+        None => GuardOptions::default(),
+    };
     let (clock, manual): (Arc<dyn Clock>, _) = match manual_now {
         None => (Arc::new(SystemClock), None),
         Some(now) => {
@@ -307,7 +282,7 @@ pub unsafe extern "C" fn lk_guard_record_metric(
             )
         };
         let emitted = guard.inner.record_metric(name, value, unit)?;
-        slot.map_or(Ok(()), |s| put_json(s, &metrics_value(&emitted)?))
+        slot.map_or(Ok(()), |s| put_string(s, wire::metrics_json(&emitted)?))
     })
 }
 
@@ -338,7 +313,7 @@ pub unsafe extern "C" fn lk_guard_reserve(
         let emitted = guard
             .inner
             .reserve(currency, leasekit::parse_amount(amount)?)?;
-        slot.map_or(Ok(()), |s| put_json(s, &metrics_value(&emitted)?))
+        slot.map_or(Ok(()), |s| put_string(s, wire::metrics_json(&emitted)?))
     })
 }
 
@@ -356,7 +331,7 @@ pub unsafe extern "C" fn lk_guard_remaining(
         // SAFETY: pointer contracts documented above.
         let (slot, guard) =
             unsafe { (out_slot(out_json, "out_json")?, arg_handle(guard, "guard")?) };
-        put_json(slot, &json::decimal_map_value(&guard.inner.remaining()))
+        put_string(slot, wire::amounts_json(&guard.inner.remaining()))
     })
 }
 
@@ -415,7 +390,7 @@ pub unsafe extern "C" fn lk_guard_close(
         let (slot, guard) =
             unsafe { (opt_out_slot(out_emitted_json), arg_handle(guard, "guard")?) };
         let emitted = guard.inner.close();
-        slot.map_or(Ok(()), |s| put_json(s, &metrics_value(&emitted)?))
+        slot.map_or(Ok(()), |s| put_string(s, wire::metrics_json(&emitted)?))
     })
 }
 

@@ -2,13 +2,13 @@
 
 use std::ffi::c_char;
 
-use leasekit::{Lease, SubsetOptions};
+use leasekit::{Lease, SubsetOptions, wire};
 
 use crate::boundary::call;
 use crate::json;
 use crate::status::LkStatus;
 use crate::strings::{
-    arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_json, put_string,
+    arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_string,
 };
 
 /// An opaque, validated ARCP lease (capability name -> patterns). Create it with
@@ -80,9 +80,9 @@ pub unsafe extern "C" fn lk_lease_budget_json(
     call(|| {
         // SAFETY: pointer contracts documented above.
         let (slot, lease) = unsafe { (out_slot(out, "out")?, arg_handle(lease, "lease")?) };
-        put_json(
+        put_string(
             slot,
-            &json::decimal_map_value(&leasekit::initial_budget(&lease.inner)),
+            wire::amounts_json(&leasekit::initial_budget(&lease.inner)),
         )
     })
 }
@@ -162,37 +162,14 @@ pub unsafe extern "C" fn lk_lease_is_subset(
     })
 }
 
-/// Converts the subset options JSON and runs `f` with the borrowed core options.
+/// Reads the subset options JSON (core's `wire::SubsetOptions`) and runs `f` with them.
 fn with_subset_options<T>(
     text: Option<&str>,
     f: impl FnOnce(&SubsetOptions) -> leasekit::Result<T>,
 ) -> leasekit::Result<T> {
-    let map = json::parse_object(text, "options_json")?;
-    json::only_keys(
-        &map,
-        &[
-            "parent_remaining",
-            "child_constraints",
-            "parent_constraints",
-        ],
-        "options_json",
-    )?;
-    let remaining = match map.get("parent_remaining") {
-        None | Some(serde_json::Value::Null) => None,
-        Some(v) => Some(json::decimal_map(v, "parent_remaining")?),
+    let options = match text {
+        Some(text) => wire::SubsetOptions::from_json(text)?,
+        None => wire::SubsetOptions::default(),
     };
-    let constraints = |key: &str| {
-        map.get(key)
-            .filter(|v| !v.is_null())
-            .map(leasekit::LeaseConstraints::from_value)
-            .transpose()
-    };
-    let child_constraints = constraints("child_constraints")?;
-    let parent_constraints = constraints("parent_constraints")?;
-    let opts = SubsetOptions {
-        parent_remaining: remaining.as_ref(),
-        child_constraints: child_constraints.as_ref(),
-        parent_constraints: parent_constraints.as_ref(),
-    };
-    f(&opts)
+    f(&options.as_core())
 }

@@ -6,7 +6,11 @@ use crate::boundary::call;
 use crate::json;
 use crate::lease::LkLease;
 use crate::status::LkStatus;
-use crate::strings::{arg_handle, opt_arg_str, opt_out_slot, out_slot, put_handle, put_json};
+use leasekit::wire;
+
+use crate::strings::{
+    arg_handle, opt_arg_str, opt_out_slot, out_slot, put_handle, put_json, put_string,
+};
 
 /// Narrows `requested` to `ceiling` (SEMANTICS section 10): writes the effective lease
 /// to `*out_lease` and, when `out_reductions_json` is not NULL, the reductions as a
@@ -34,7 +38,7 @@ pub unsafe extern "C" fn lk_narrow_lease(
         };
         let narrowed = leasekit::narrow_lease(&requested.inner, &ceiling.inner)?;
         if let Some(s) = reductions_slot {
-            put_json(s, &json::to_value(&narrowed.reductions)?)?;
+            put_string(s, wire::reductions_json(&narrowed.reductions)?)?;
         }
         put_handle(
             slot,
@@ -71,6 +75,6 @@ pub unsafe extern "C" fn lk_narrow_constraints(
             &json::constraints(requested)?,
             &json::constraints(ceiling)?,
         );
-        put_json(slot, &narrowed.to_value())
+        put_json(slot, &wire::constraints_value(&narrowed))
     })
 }

@@ -215,6 +215,12 @@ static void test_subset_and_delegation(void) {
     CHECK(lk_lease_is_subset(wide, parent, NULL, &b) == LK_OK && !b);
     CHECK(lk_lease_is_subset(child, parent, "{\"parent_remaining\": {\"USD\": \"3\"}}", &b) == LK_OK && !b);
     CHECK(lk_lease_is_subset(child, parent, "{\"parent_remaining\": {\"USD\": 3}}", &b) == LK_INVALID_REQUEST);
+    /* One rule for caller-given amounts (leasekit::wire): signed, at most 9 fraction digits. */
+    CHECK(lk_lease_is_subset(child, parent, "{\"parent_remaining\": {\"USD\": \"-0.5\"}}", &b) == LK_OK && !b);
+    CHECK(lk_lease_is_subset(child, parent, "{\"parent_remaining\": {\"USD\": \"4.000000000\"}}", &b) == LK_OK && b);
+    CHECK(lk_lease_is_subset(child, parent, "{\"parent_remaining\": {\"USD\": \"4.0000000000\"}}", &b) == LK_INVALID_REQUEST);
+    CHECK(lk_lease_is_subset(child, parent, "{\"parentRemaining\": {\"USD\": \"4\"}}", &b) == LK_INVALID_REQUEST);
+    CHECK(lk_lease_is_subset(child, parent, "[{\"USD\": \"4\"}]", &b) == LK_INVALID_REQUEST);
     CHECK(lk_lease_check_subset(child, parent, NULL) == LK_OK);
     CHECK(lk_lease_check_subset(wide, parent, NULL) == LK_LEASE_SUBSET_VIOLATION);
     CHECK(last_error_has("\"witness\""));

@@ -3,7 +3,7 @@
 use jni::EnvUnowned;
 use jni::jni_mangle;
 use jni::objects::{JClass, JString};
-use leasekit::{Error, ErrorCode};
+use leasekit::wire;
 
 use crate::convert::{new_string, string_arg};
 use crate::error::run;
@@ -20,12 +20,6 @@ pub fn agentfile_check<'local>(
     run(env, |env| {
         let text = string_arg(env, &text, "Agentfile text")?;
         let report = leasekit::agentfile::check_agentfile(&text, compat);
-        let json = serde_json::to_string(&report).map_err(|e| {
-            Error::new(
-                ErrorCode::InternalError,
-                format!("cannot serialize the Agentfile report: {e}"),
-            )
-        })?;
-        new_string(env, &json)
+        new_string(env, &wire::agentfile_report_value(&report)?.to_string())
     })
 }

@@ -1,29 +1,40 @@
 //! Conversions between Java values and core values. Nothing here decides anything about
 //! leases; malformed input becomes `INVALID_REQUEST`.
 
-use std::collections::BTreeMap;
-
 use jni::Env;
 use jni::objects::JString;
-use leasekit::{Decimal, Lease, LeaseConstraints, Metric, Timestamp, format_amount};
-use serde_json::{Map, Value};
+use leasekit::{Lease, LeaseConstraints, Timestamp};
+use serde_json::Value;
 
 use crate::error::{BindResult, invalid};
+use crate::text::{self, TextBuf};
 
-/// Reads a Java string argument; `null` is `INVALID_REQUEST` naming the argument.
+/// Reads a Java string argument; `null` is `INVALID_REQUEST` naming the argument. Every string
+/// argument is read this way, through [`text::read`] (the one text conversion, shared with the
+/// authorize hot path): a lone surrogate is `INVALID_REQUEST`, never replaced.
 pub fn string_arg(env: &Env<'_>, value: &JString<'_>, what: &str) -> BindResult<String> {
     if value.is_null() {
         return Err(invalid(format!("{what} must not be null")));
     }
-    Ok(value.try_to_string(env)?)
+    let raw = env.get_raw();
+    // SAFETY: `raw` is this call's JNIEnv and `value` a live, non-null string argument of it.
+    let len = unsafe { text::string_length(raw, value) };
+    let mut buf = TextBuf::new();
+    // SAFETY: as above; `len` is the string's own length.
+    let text = unsafe { text::read(raw, value, len, what, &mut buf)? };
+    Ok(text.text.to_owned())
 }
 
-/// Reads an optional Java string argument (`null` -> `None`).
-pub fn optional_string_arg(env: &Env<'_>, value: &JString<'_>) -> BindResult<Option<String>> {
+/// Reads an optional Java string argument (`null` -> `None`), as [`string_arg`].
+pub fn optional_string_arg(
+    env: &Env<'_>,
+    value: &JString<'_>,
+    what: &str,
+) -> BindResult<Option<String>> {
     if value.is_null() {
         return Ok(None);
     }
-    Ok(Some(value.try_to_string(env)?))
+    string_arg(env, value, what).map(Some)
 }
 
 /// Makes a Java string.
@@ -76,51 +87,6 @@ pub fn constraints(text: Option<&str>) -> BindResult<LeaseConstraints> {
     }
 }
 
-/// Per-currency amounts as a JSON object of decimal strings.
-pub fn amounts_json(amounts: &BTreeMap<String, Decimal>) -> Value {
-    Value::Object(
-        amounts
-            .iter()
-            .map(|(k, v)| (k.clone(), Value::String(format_amount(v))))
-            .collect::<Map<_, _>>(),
-    )
-}
-
-/// Reads a JSON object of decimal strings (`{"USD": "2.50"}`) with the core's AMOUNT syntax.
-pub fn amounts_from_json(v: &Value, what: &str) -> BindResult<BTreeMap<String, Decimal>> {
-    let Value::Object(map) = v else {
-        return Err(invalid(format!(
-            "{what} must be an object of decimal strings"
-        )));
-    };
-    let mut out = BTreeMap::new();
-    for (currency, amount) in map {
-        let Value::String(text) = amount else {
-            return Err(invalid(format!(
-                "{what}: the amount for {currency} must be a decimal string"
-            )));
-        };
-        out.insert(currency.clone(), leasekit::parse_amount(text)?);
-    }
-    Ok(out)
-}
-
-/// Emitted metrics as a JSON array of `{"name","value","unit"}` (value as a decimal string).
-pub fn metrics_json(metrics: &[Metric]) -> Value {
-    Value::Array(
-        metrics
-            .iter()
-            .map(|m| {
-                serde_json::json!({
-                    "name": m.name,
-                    "value": format_amount(&m.value),
-                    "unit": m.unit,
-                })
-            })
-            .collect(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,16 +106,5 @@ mod tests {
         assert!(optional_timestamp(0, -2).is_err());
         let far = timestamp(253_402_300_799, 0).ok().map(timestamp_text);
         assert_eq!(far.as_deref(), Some("253402300799000000000"));
-    }
-
-    #[test]
-    fn amounts_round_trip_as_strings() {
-        let v = serde_json::json!({"USD": "2.50", "EUR": "0"});
-        let parsed = amounts_from_json(&v, "remaining").ok();
-        let back = parsed.as_ref().map(amounts_json);
-        assert_eq!(back, Some(serde_json::json!({"EUR": "0", "USD": "2.5"})));
-        assert!(amounts_from_json(&serde_json::json!({"USD": 2.5}), "r").is_err());
-        assert!(amounts_from_json(&serde_json::json!({"USD": "-1"}), "r").is_err());
-        assert!(amounts_from_json(&serde_json::json!([]), "r").is_err());
     }
 }

@@ -7,15 +7,13 @@ use jni::EnvUnowned;
 use jni::jni_mangle;
 use jni::objects::{JClass, JString};
 use leasekit::{
-    LeaseConstraints, SubsetOptions, check_lease_subset, is_lease_subset, narrow_constraints,
-    narrow_lease, parse_budget_amount, parse_expires_at, sum_budget_entries,
-    validate_lease_constraints,
+    check_lease_subset, is_lease_subset, narrow_constraints, narrow_lease, parse_budget_amount,
+    parse_expires_at, sum_budget_entries, validate_lease_constraints, wire,
 };
-use serde_json::{Value, json};
 
 use crate::convert::{
-    amounts_from_json, amounts_json, constraints, lease, new_string, optional_string_arg,
-    parse_json, string_arg, timestamp, timestamp_text,
+    constraints, lease, new_string, optional_string_arg, parse_json, string_arg, timestamp,
+    timestamp_text,
 };
 use crate::error::{BindResult, invalid, run, run_raw};
 
@@ -118,48 +116,16 @@ pub fn lease_budget<'local>(
 ) -> JString<'local> {
     run(env, |env| {
         let lease = lease(&string_arg(env, &lease_json, "lease")?)?;
-        new_string(env, &amounts_json(lease.budget()).to_string())
+        new_string(env, &wire::amounts_json(lease.budget()))
     })
 }
 
-/// The inputs of a subset check besides the two leases: JSON
-/// `{"parent_remaining": {cur: "dec"}?, "child_constraints": {..}?, "parent_constraints": {..}?}`.
-struct SubsetInputs {
-    remaining: Option<std::collections::BTreeMap<String, leasekit::Decimal>>,
-    child: Option<LeaseConstraints>,
-    parent: Option<LeaseConstraints>,
-}
-
-impl SubsetInputs {
-    fn parse(text: Option<&str>) -> BindResult<SubsetInputs> {
-        let value = match text {
-            Some(t) => parse_json(t, "subset options")?,
-            None => Value::Null,
-        };
-        let field = |name: &str| value.get(name).filter(|v| !v.is_null());
-        let remaining = field("parent_remaining")
-            .map(|v| amounts_from_json(v, "parent_remaining"))
-            .transpose()?;
-        let child = field("child_constraints")
-            .map(LeaseConstraints::from_value)
-            .transpose()?;
-        let parent = field("parent_constraints")
-            .map(LeaseConstraints::from_value)
-            .transpose()?;
-        Ok(SubsetInputs {
-            remaining,
-            child,
-            parent,
-        })
-    }
-
-    fn options(&self) -> SubsetOptions<'_> {
-        SubsetOptions {
-            parent_remaining: self.remaining.as_ref(),
-            child_constraints: self.child.as_ref(),
-            parent_constraints: self.parent.as_ref(),
-        }
-    }
+/// Subset options from optional JSON text: core's wire shape (`null`/absent: none).
+fn subset_options(text: Option<&str>) -> BindResult<wire::SubsetOptions> {
+    Ok(match text {
+        Some(text) => wire::SubsetOptions::from_json(text)?,
+        None => wire::SubsetOptions::default(),
+    })
 }
 
 /// `Native.checkSubset(child, parent, options)`: throws `LeaseSubsetViolationException` (with
@@ -175,8 +141,9 @@ pub fn check_subset<'local>(
     run(env, |env| {
         let child = lease(&string_arg(env, &child_json, "child")?)?;
         let parent = lease(&string_arg(env, &parent_json, "parent")?)?;
-        let inputs = SubsetInputs::parse(optional_string_arg(env, &options_json)?.as_deref())?;
-        Ok(check_lease_subset(&child, &parent, &inputs.options())?)
+        let options =
+            subset_options(optional_string_arg(env, &options_json, "options_json")?.as_deref())?;
+        Ok(check_lease_subset(&child, &parent, &options.as_core())?)
     })
 }
 
@@ -192,8 +159,9 @@ pub fn is_subset<'local>(
     run(env, |env| {
         let child = lease(&string_arg(env, &child_json, "child")?)?;
         let parent = lease(&string_arg(env, &parent_json, "parent")?)?;
-        let inputs = SubsetInputs::parse(optional_string_arg(env, &options_json)?.as_deref())?;
-        Ok(is_lease_subset(&child, &parent, &inputs.options()))
+        let options =
+            subset_options(optional_string_arg(env, &options_json, "options_json")?.as_deref())?;
+        Ok(is_lease_subset(&child, &parent, &options.as_core()))
     })
 }
 
@@ -206,11 +174,10 @@ pub fn parse_budget_amount_json<'local>(
 ) -> JString<'local> {
     run(env, |env| {
         let entry = parse_budget_amount(&string_arg(env, &entry, "entry")?)?;
-        let out = json!({
-            "currency": entry.currency,
-            "amount": leasekit::format_amount(&entry.amount),
-        });
-        new_string(env, &out.to_string())
+        new_string(
+            env,
+            &wire::BudgetEntryAnswer::from(&entry).to_value().to_string(),
+        )
     })
 }
 
@@ -228,7 +195,7 @@ pub fn sum_budget_entries_json<'local>(
         )?)
         .map_err(|_| invalid("entries must be an array of strings"))?;
         let sums = sum_budget_entries(&entries)?;
-        new_string(env, &amounts_json(&sums).to_string())
+        new_string(env, &wire::amounts_json(&sums))
     })
 }
 
@@ -255,7 +222,9 @@ pub fn validate_constraints<'local>(
     nano: i32,
 ) {
     run(env, |env| {
-        let c = constraints(optional_string_arg(env, &constraints_json)?.as_deref())?;
+        let c = constraints(
+            optional_string_arg(env, &constraints_json, "constraints_json")?.as_deref(),
+        )?;
         Ok(validate_lease_constraints(
             &c,
             timestamp(epoch_second, nano)?,
@@ -275,14 +244,7 @@ pub fn narrow<'local>(
         let requested = lease(&string_arg(env, &requested_json, "requested")?)?;
         let ceiling = lease(&string_arg(env, &ceiling_json, "ceiling")?)?;
         let narrowed = narrow_lease(&requested, &ceiling)?;
-        let reductions = serde_json::to_value(&narrowed.reductions).map_err(|e| {
-            leasekit::Error::new(
-                leasekit::ErrorCode::InternalError,
-                format!("cannot serialize reductions: {e}"),
-            )
-        })?;
-        let out = json!({"lease": narrowed.lease.to_value(), "reductions": reductions});
-        new_string(env, &out.to_string())
+        new_string(env, &wire::NarrowedAnswer::from(&narrowed).to_json()?)
     })
 }
 
@@ -295,9 +257,11 @@ pub fn narrow_constraints_json<'local>(
     ceiling_json: JString<'local>,
 ) -> JString<'local> {
     run(env, |env| {
-        let requested = constraints(optional_string_arg(env, &requested_json)?.as_deref())?;
-        let ceiling = constraints(optional_string_arg(env, &ceiling_json)?.as_deref())?;
-        let out = narrow_constraints(&requested, &ceiling).to_value();
+        let requested =
+            constraints(optional_string_arg(env, &requested_json, "requested_json")?.as_deref())?;
+        let ceiling =
+            constraints(optional_string_arg(env, &ceiling_json, "ceiling_json")?.as_deref())?;
+        let out = wire::constraints_value(&narrow_constraints(&requested, &ceiling));
         new_string(env, &out.to_string())
     })
 }
@@ -330,7 +294,9 @@ pub fn constraints_canonical<'local>(
     constraints_json: JString<'local>,
 ) -> JString<'local> {
     run(env, |env| {
-        let c = constraints(optional_string_arg(env, &constraints_json)?.as_deref())?;
+        let c = constraints(
+            optional_string_arg(env, &constraints_json, "constraints_json")?.as_deref(),
+        )?;
         new_string(env, &c.to_value().to_string())
     })
 }

@@ -15,14 +15,13 @@ use jni::jni_mangle;
 use jni::objects::{JClass, JString};
 use jni::sys::jstring;
 use leasekit::{
-    CapabilityKind, Clock, GuardOptions, LeaseGuard, RESERVED_CAPABILITIES, SystemClock,
-    parse_amount,
+    CapabilityKind, Clock, LeaseGuard, RESERVED_CAPABILITIES, SystemClock, parse_amount, wire,
 };
 
 use crate::clock::{CallerClock, with_optional_now};
 use crate::convert::{
-    amounts_json, constraints, lease, metrics_json, new_string, optional_string_arg,
-    optional_timestamp, string_arg, timestamp_text,
+    constraints, lease, new_string, optional_string_arg, optional_timestamp, string_arg,
+    timestamp_text,
 };
 use crate::error::{BindResult, invalid, run, run_raw};
 use crate::text::{self, RawEnv, Text, TextBuf};
@@ -57,13 +56,14 @@ pub fn guard_new<'local>(
 ) -> i64 {
     run(env, |env| {
         let lease = lease(&string_arg(env, &lease_json, "lease")?)?;
-        let constraints = constraints(optional_string_arg(env, &constraints_json)?.as_deref())?;
-        let grace_millis =
-            u64::try_from(grace_millis).map_err(|_| invalid("grace must not be negative"))?;
-        let options = GuardOptions {
-            grace_millis,
-            allow_any_model,
-        };
+        let constraints = constraints(
+            optional_string_arg(env, &constraints_json, "constraints_json")?.as_deref(),
+        )?;
+        let options = wire::GuardOptions::from_value(
+            serde_json::json!({"grace_millis": grace_millis, "allow_any_model": allow_any_model}),
+            wire::KeyStyle::Snake,
+        )?
+        .to_core();
         let clock: Arc<dyn Clock> = if system_clock {
             Arc::new(SystemClock)
         } else {
@@ -226,7 +226,7 @@ pub fn guard_record_metric<'local>(
         let value = string_arg(env, &value, "metric value")?;
         let unit = string_arg(env, &unit, "metric unit")?;
         let emitted = with_optional_now(now, || guard.record_metric(&name, &value, &unit))?;
-        new_string(env, &metrics_json(&emitted).to_string())
+        new_string(env, &wire::metrics_json(&emitted)?)
     })
 }
 
@@ -247,7 +247,7 @@ pub fn guard_reserve<'local>(
         let currency = string_arg(env, &currency, "currency")?;
         let amount = parse_amount(&string_arg(env, &amount, "amount")?)?;
         let emitted = with_optional_now(now, || guard.reserve(&currency, amount))?;
-        new_string(env, &metrics_json(&emitted).to_string())
+        new_string(env, &wire::metrics_json(&emitted)?)
     })
 }
 
@@ -260,7 +260,7 @@ pub fn guard_remaining<'local>(
 ) -> JString<'local> {
     run(env, |env| {
         let remaining = guard(handle)?.remaining();
-        new_string(env, &amounts_json(&remaining).to_string())
+        new_string(env, &wire::amounts_json(&remaining))
     })
 }
 
@@ -280,8 +280,9 @@ pub fn guard_delegate<'local>(
         let guard = guard(handle)?;
         let now = optional_timestamp(epoch_second, nano)?;
         let child = lease(&string_arg(env, &child_json, "child lease")?)?;
-        let child_constraints =
-            constraints(optional_string_arg(env, &child_constraints_json)?.as_deref())?;
+        let child_constraints = constraints(
+            optional_string_arg(env, &child_constraints_json, "child_constraints_json")?.as_deref(),
+        )?;
         let child_guard = with_optional_now(now, || guard.delegate(child, child_constraints))?;
         Ok(into_handle(child_guard))
     })
@@ -297,7 +298,7 @@ pub fn guard_close<'local>(
 ) -> JString<'local> {
     run(env, |env| {
         let emitted = guard(handle)?.close();
-        new_string(env, &metrics_json(&emitted).to_string())
+        new_string(env, &wire::metrics_json(&emitted)?)
     })
 }
 

@@ -128,6 +128,16 @@ pub unsafe fn read<'b>(
     decode(units, what, buf)
 }
 
+/// The length in UTF-16 code units of a Java string (`String.length()`).
+///
+/// # Safety
+///
+/// `env` is the JNIEnv of the current native call and `value` a live, non-null string of it.
+pub unsafe fn string_length(env: RawEnv, value: &JString<'_>) -> i32 {
+    // SAFETY: per the function's contract.
+    unsafe { jni_fn!(env, GetStringLength, value.as_raw()) }
+}
+
 /// Decodes valid UTF-16 exactly; a lone surrogate (invalid UTF-16) is `INVALID_REQUEST`:
 /// it has no UTF-8 form, and replacing it would authorize a string other than the caller's.
 fn decode<'b>(units: &[u16], what: &str, buf: &'b mut TextBuf) -> BindResult<Text<'b>> {

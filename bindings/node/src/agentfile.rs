@@ -1,28 +1,27 @@
 //! The agentrc Agentfile: parse, lint and derive the requested lease.
 
-use leasekit::{Error, ErrorCode};
+use leasekit::wire;
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::boundary::{Result, run};
-
-/// Options of `checkAgentfile`.
-#[napi(object)]
-pub struct AgentfileOptions {
-    /// Compat mode: a two-argument `BIND` is a warning instead of an error (default false).
-    pub compat: Option<bool>,
-}
+use crate::convert::{JsArg, Text};
 
 /// Parses (strict unless `compat`) and lints an Agentfile and derives its lease. Never
 /// throws for a bad Agentfile: `{ok, diagnostics, lease}` where `ok` means no
 /// error-severity diagnostic and `lease` is present exactly when `ok`. Secret values never
 /// appear in the result.
-#[napi(ts_return_type = "AgentfileReport")]
-pub fn check_agentfile(text: String, options: Option<AgentfileOptions>) -> Result<Value> {
+#[napi(
+    ts_args_type = "text: string, options?: AgentfileOptions | undefined | null",
+    ts_return_type = "AgentfileReport"
+)]
+pub fn check_agentfile(text: Text, options: Option<JsArg>) -> Result<Value> {
     run(|| {
-        let compat = options.and_then(|o| o.compat).unwrap_or(false);
-        let report = leasekit::agentfile::check_agentfile(&text, compat);
-        serde_json::to_value(&report)
-            .map_err(|e| Error::new(ErrorCode::InternalError, e.to_string()))
+        let options = match &options {
+            Some(o) => wire::AgentfileOptions::from_value(o.json()?, wire::KeyStyle::Camel)?,
+            None => wire::AgentfileOptions::default(),
+        };
+        let report = leasekit::agentfile::check_agentfile(&text, options.compat());
+        wire::agentfile_report_value(&report)
     })
 }

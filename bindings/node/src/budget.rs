@@ -1,31 +1,20 @@
 //! Budgets: `CURRENCY:AMOUNT` entries and exact decimal amounts (as strings).
 
+use leasekit::{Error, wire};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::boundary::{Result, run};
 use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{AmountInput, amount_from_js, decimal_map_to_js};
-
-/// A parsed `cost.budget` entry.
-#[napi(object)]
-pub struct BudgetAmount {
-    /// The currency, case-sensitive (`usd` is not `USD`).
-    pub currency: String,
-    /// The exact amount as a normalized decimal string (no trailing zeros), e.g. `"2.5"`.
-    pub amount: String,
-}
+use crate::convert::{AmountInput, JsArg, Text, amount_from_js};
 
 /// Parses a `cost.budget` entry such as `"USD:2.50"`. Throws `InvalidRequestError` when
 /// the currency or amount is invalid.
-#[napi]
-pub fn parse_budget_amount(entry: String) -> Result<BudgetAmount> {
+#[napi(ts_return_type = "BudgetAmount")]
+pub fn parse_budget_amount(#[napi(ts_arg_type = "string")] entry: Text) -> Result<Value> {
     run(|| {
         let parsed = leasekit::parse_budget_amount(&entry)?;
-        Ok(BudgetAmount {
-            amount: leasekit::format_amount(&parsed.amount),
-            currency: parsed.currency,
-        })
+        Ok(wire::BudgetEntryAnswer::from(&parsed).to_value())
     })
 }
 
@@ -37,9 +26,16 @@ pub fn parse_amount(amount: AmountInput) -> Result<String> {
 }
 
 /// Sums `CURRENCY:AMOUNT` entries per currency: `{currency: "decimal"}`.
-#[napi(ts_return_type = "Record<string, string>")]
-pub fn sum_budget_entries(entries: Vec<String>) -> Result<Value> {
-    run(|| leasekit::sum_budget_entries(&entries).map(|m| decimal_map_to_js(&m)))
+#[napi(
+    ts_args_type = "entries: string[]",
+    ts_return_type = "Record<string, string>"
+)]
+pub fn sum_budget_entries(entries: JsArg) -> Result<Value> {
+    run(|| {
+        let entries: Vec<String> = serde_json::from_value(entries.json()?)
+            .map_err(|_| Error::invalid("entries must be an array of strings"))?;
+        leasekit::sum_budget_entries(&entries).map(|m| wire::amounts_value(&m))
+    })
 }
 
 /// The initial budget counters of a lease (its summed `cost.budget`): `{currency: "decimal"}`.
@@ -48,5 +44,5 @@ pub fn sum_budget_entries(entries: Vec<String>) -> Result<Value> {
     ts_return_type = "Record<string, string>"
 )]
 pub fn initial_budget_from_lease(lease: LeaseArg<'_>) -> Result<Value> {
-    run(|| lease_arg(&lease).map(|l| decimal_map_to_js(&leasekit::initial_budget(&l))))
+    run(|| lease_arg(&lease).map(|l| wire::amounts_value(&leasekit::initial_budget(&l))))
 }

@@ -11,7 +11,7 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::boundary::{Result, run};
-use crate::convert::lease_from_js;
+use crate::convert::{JsArg, lease_from_js};
 
 /// A lease validated and compiled once (from a plain object or JSON text). Pass it anywhere
 /// a lease is accepted; `toJSON()` gives the stored (canonical) plain object.
@@ -70,9 +70,10 @@ impl FromNapiValue for LeaseArg<'_> {
             Ok(LeaseArg::Compiled(compiled))
         } else {
             // SAFETY: as above.
-            Ok(LeaseArg::Plain(unsafe {
-                Value::from_napi_value(env, value)
-            }?))
+            let plain = unsafe { JsArg::from_raw(env, value) }
+                .json()
+                .map_err(|e| napi::Error::new(napi::Status::InvalidArg, e.message().to_owned()))?;
+            Ok(LeaseArg::Plain(plain))
         }
     }
 }

@@ -31,6 +31,7 @@ use napi::bindgen_prelude::Unknown;
 use napi::sys::{self, Status, napi_callback_info, napi_env, napi_value};
 use napi_derive::napi;
 
+use crate::convert::{self, NotText, read_text};
 use crate::guard::JsClock;
 use crate::registry::Registry;
 
@@ -195,13 +196,13 @@ unsafe fn authorize_args(
             Some(kind) => Capability::Kind(kind),
             // SAFETY: a value of this call.
             None => Capability::Name(
-                unsafe { read_str(env, name, units, capability) }
+                unsafe { read_text(env, name, units, capability) }
                     .map_err(|why| not_text("capability", why))?,
             ),
         };
         // SAFETY: as above.
-        let target =
-            unsafe { read_str(env, target, units, text) }.map_err(|why| not_text("target", why))?;
+        let target = unsafe { read_text(env, target, units, text) }
+            .map_err(|why| not_text("target", why))?;
         run_core(env, fast, cap, target)
     })();
     if units.capacity() > KEEP_UNITS {
@@ -209,9 +210,6 @@ unsafe fn authorize_args(
     }
     result
 }
-
-/// Code units read in the first (usually only) copy of a string.
-const FIRST_UNITS: usize = 256;
 
 /// Scratch buffers that grew past this many code units are not kept.
 const KEEP_UNITS: usize = 1 << 16;
@@ -251,84 +249,13 @@ fn run_core(
     }
 }
 
-/// What reading a JavaScript string can find besides text.
-enum NotText {
-    /// Not a string at all.
-    NotAString,
-    /// A string with a lone surrogate: it has no UTF-8 form.
-    LoneSurrogate,
-}
-
-/// Reads a JavaScript string as UTF-8. A lone surrogate is refused rather than replaced:
-/// the text core checks must be exactly the caller's string.
-///
-/// Reads the UTF-16 code units (a plain copy in V8, unlike its UTF-8 writer) and encodes
-/// them here, with a fast path for ASCII.
-unsafe fn read_str<'b>(
-    env: napi_env,
-    value: napi_value,
-    units: &mut Vec<u16>,
-    out: &'b mut Vec<u8>,
-) -> Result<&'b str, NotText> {
-    // One copy into the reused buffer; only a string that fills it is measured and re-read.
-    units.clear();
-    units.reserve(FIRST_UNITS);
-    let mut room = units.capacity();
-    let mut copied = 0usize;
-    // SAFETY: `units` has room for `room` code units (Node writes at most `room - 1` plus a
-    // NUL); `copied` of them are initialized afterwards.
-    if unsafe {
-        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), room, &mut copied)
-    } != Status::napi_ok
-    {
-        return Err(NotText::NotAString);
-    }
-    if copied + 1 >= room {
-        let mut len = 0usize;
-        // SAFETY: a NULL buffer asks for the length in code units.
-        unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len) };
-        units.reserve(len + 1);
-        room = len + 1;
-        // SAFETY: as above, with room for the whole string.
-        if unsafe {
-            sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), room, &mut copied)
-        } != Status::napi_ok
-        {
-            return Err(NotText::NotAString);
-        }
-    }
-    // SAFETY: Node initialized `copied` (< room <= capacity) units.
-    unsafe { units.set_len(copied.min(room - 1)) };
-    // Narrow every unit to a byte and OR them together in one vectorizable pass; the bytes
-    // are the text when every unit was ASCII.
-    out.clear();
-    out.reserve(units.len());
-    let mut any = 0u16;
-    for (b, &u) in out.spare_capacity_mut().iter_mut().zip(units.iter()) {
-        any |= u;
-        b.write(u as u8);
-    }
-    // SAFETY: the loop above initialized the first `units.len()` bytes.
-    unsafe { out.set_len(units.len()) };
-    if any >= 0x80 {
-        out.clear();
-        for c in char::decode_utf16(units.iter().copied()) {
-            let c = c.map_err(|_| NotText::LoneSurrogate)?;
-            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-        }
-    }
-    // SAFETY: `out` holds ASCII bytes, or the UTF-8 encoding of decoded chars.
-    Ok(unsafe { std::str::from_utf8_unchecked(out) })
-}
-
-/// The error for an argument that is not text.
+/// The error for an argument that is not text: a non-string is thrown with napi-rs's status
+/// name, as napi-rs does for every argument of the wrong type; a lone surrogate as core's
+/// `INVALID_REQUEST` (the one text rule, `convert::read_text`).
 fn not_text(what: &str, why: NotText) -> Thrown {
     match why {
         NotText::NotAString => bad_argument(what, "a string"),
-        NotText::LoneSurrogate => Error::invalid(format!(
-            "the {what} contains a lone surrogate (not valid Unicode)"
-        ))
-        .into(),
+        why => convert::not_text(what, why).into(),
     }
 }
 

@@ -8,19 +8,16 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp};
+use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp, wire};
 use napi::Env;
-use napi::bindgen_prelude::{Either3, Function, FunctionRef, Object, Unknown};
+use napi::JsValue;
+use napi::bindgen_prelude::{FromNapiValue, Function, FunctionRef, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::boundary::{Result, run};
 use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{
-    AmountInput, JsMetric, amount_from_js, bad_input, bigint_text, constraints_from_js,
-    decimal_map_to_js, metrics_to_js, time_from_js,
-};
-use crate::expiry::is_nullish;
+use crate::convert::{AmountInput, JsArg, Text, amount_from_js, constraints_from_js};
 use crate::fast::{FastGuard, KEY_SHIFT};
 use crate::registry::{Handle, Registry};
 
@@ -43,7 +40,9 @@ impl JsClock {
                     format!("the clock function failed: {}", e.reason),
                 )
             })?;
-        self.manual.set(time_from_js(&answer)?);
+        // SAFETY: the clock's answer is a live value of the current call on `env`.
+        let answer = unsafe { JsArg::from_raw(env.raw(), answer.raw()) };
+        self.manual.set(answer.time()?);
         Ok(())
     }
 }
@@ -74,8 +73,9 @@ struct Settings {
     options: GuardOptions,
 }
 
-/// Reads `{clock?, graceMillis?, allowAnyModel?}`; unknown keys are rejected.
-fn settings_from_js(options: Option<&Object>) -> leasekit::Result<Settings> {
+/// Reads `{clock?, graceMillis?, allowAnyModel?}` (own keys only): the clock (a JavaScript
+/// function) here, every other key through core's wire shape (which refuses unknown keys).
+fn settings_from_js(options: Option<&JsArg>) -> leasekit::Result<Settings> {
     let mut settings = Settings {
         clock: None,
         options: GuardOptions::default(),
@@ -83,40 +83,29 @@ fn settings_from_js(options: Option<&Object>) -> leasekit::Result<Settings> {
     let Some(options) = options else {
         return Ok(settings);
     };
-    for key in Object::keys(options).map_err(bad_input)? {
-        let field: Option<Unknown> = options.get(&key).map_err(bad_input)?;
-        let Some(field) = field.filter(|f| !is_nullish(f)) else {
+    let mut fields = serde_json::Map::new();
+    for (key, field) in options.entries("LeaseGuard options")? {
+        if field.is_nullish() {
             continue;
-        };
-        match key.as_str() {
-            "clock" => {
-                let func: Function<(), Unknown<'static>> =
-                    unsafe { field.cast() }.map_err(bad_input)?;
-                let func = func.create_ref().map_err(bad_input)?;
-                settings.clock = Some(Arc::new(JsClock {
-                    manual: Arc::new(ManualClock::new(Timestamp::from_unix_nanos(0))),
-                    func,
-                }));
-            }
-            "graceMillis" => {
-                let millis: f64 = unsafe { field.cast() }.map_err(bad_input)?;
-                if !(millis.is_finite() && millis >= 0.0 && millis.fract() == 0.0) {
-                    return Err(Error::invalid(
-                        "graceMillis must be a non-negative integer number of milliseconds",
-                    ));
-                }
-                settings.options.grace_millis = millis as u64;
-            }
-            "allowAnyModel" => {
-                settings.options.allow_any_model = unsafe { field.cast() }.map_err(bad_input)?;
-            }
-            other => {
-                return Err(Error::invalid(format!(
-                    "unknown LeaseGuard option {other:?} (expected clock, graceMillis, allowAnyModel)"
-                )));
-            }
+        }
+        if key == "clock" {
+            // SAFETY: a live value of the current call.
+            let func: Function<(), Unknown<'static>> =
+                unsafe { Function::from_napi_value(field.env(), field.raw()) }
+                    .map_err(|_| Error::invalid("the clock option must be a function"))?;
+            let func = func
+                .create_ref()
+                .map_err(|e| Error::invalid(format!("cannot keep the clock: {}", e.reason)))?;
+            settings.clock = Some(Arc::new(JsClock {
+                manual: Arc::new(ManualClock::new(Timestamp::from_unix_nanos(0))),
+                func,
+            }));
+        } else {
+            fields.insert(key, field.json()?);
         }
     }
+    settings.options =
+        wire::GuardOptions::from_value(Value::Object(fields), wire::KeyStyle::Camel)?.to_core();
     Ok(settings)
 }
 
@@ -132,8 +121,8 @@ impl LeaseGuard {
     pub fn new(
         env: Env,
         lease: LeaseArg<'_>,
-        constraints: Option<Unknown>,
-        options: Option<Object>,
+        constraints: Option<JsArg>,
+        options: Option<JsArg>,
     ) -> Result<Self> {
         run(|| {
             let lease = lease_arg(&lease)?;
@@ -171,7 +160,12 @@ impl LeaseGuard {
     /// operation should use. Throws `LeaseExpiredError`, `BudgetExhaustedError`,
     /// `InvalidRequestError` or `PermissionDeniedError`.
     #[napi]
-    pub fn authorize(&self, env: Env, capability: String, target: String) -> Result<String> {
+    pub fn authorize(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] capability: Text,
+        #[napi(ts_arg_type = "string")] target: Text,
+    ) -> Result<String> {
         run(|| {
             self.tick(&env)?;
             self.inner.authorize(&capability, &target)
@@ -180,7 +174,11 @@ impl LeaseGuard {
 
     /// Authorizes the model `modelId` (`model.use`) and returns it.
     #[napi]
-    pub fn authorize_model(&self, env: Env, model_id: String) -> Result<String> {
+    pub fn authorize_model(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] model_id: Text,
+    ) -> Result<String> {
         run(|| {
             self.tick(&env)?;
             self.inner.authorize_model(&model_id)
@@ -189,19 +187,24 @@ impl LeaseGuard {
 
     /// Records a metric; a spend metric (`cost.*` in a budgeted currency) decrements that
     /// counter. Returns the `cost.budget.remaining` metrics this emitted.
-    #[napi(ts_args_type = "name: string, value: AmountInput, unit: string")]
+    #[napi(
+        ts_args_type = "name: string, value: AmountInput, unit: string",
+        ts_return_type = "Metric[]"
+    )]
     pub fn record_metric(
         &self,
         env: Env,
-        name: String,
+        name: Text,
         value: AmountInput,
-        unit: String,
-    ) -> Result<Vec<JsMetric>> {
+        unit: Text,
+    ) -> Result<Value> {
         run(|| {
             self.tick(&env)?;
             let emitted = match &value {
-                Either3::A(text) => self.inner.record_metric(&name, text, &unit)?,
-                Either3::B(number) => match leasekit::amount_from_f64(*number) {
+                AmountInput::Text(text) | AmountInput::BigInt(text) => {
+                    self.inner.record_metric(&name, text, &unit)?
+                }
+                AmountInput::Number(number) => match leasekit::amount_from_f64(*number) {
                     Ok(d) => self.inner.record_metric_decimal(&name, d, &unit)?,
                     // Not an amount: hand the number's text to the core, which ignores
                     // it for a non-spend metric and rejects it for a spend metric.
@@ -209,26 +212,23 @@ impl LeaseGuard {
                         .inner
                         .record_metric(&name, &number.to_string(), &unit)?,
                 },
-                Either3::C(big) => self.inner.record_metric(&name, &bigint_text(big)?, &unit)?,
             };
-            Ok(metrics_to_js(emitted))
+            wire::metrics_value(&emitted)
         })
     }
 
     /// Pre-authorizes `amount` of `currency` (atomically; the counter never goes below
     /// zero). Throws `BudgetExhaustedError`, or `InvalidRequestError` for an unbudgeted
     /// currency. Returns the emitted `cost.budget.remaining` metrics.
-    #[napi(ts_args_type = "currency: string, amount: AmountInput")]
-    pub fn reserve(
-        &self,
-        env: Env,
-        currency: String,
-        amount: AmountInput,
-    ) -> Result<Vec<JsMetric>> {
+    #[napi(
+        ts_args_type = "currency: string, amount: AmountInput",
+        ts_return_type = "Metric[]"
+    )]
+    pub fn reserve(&self, env: Env, currency: Text, amount: AmountInput) -> Result<Value> {
         run(|| {
             self.tick(&env)?;
             let amount = amount_from_js(&amount)?;
-            self.inner.reserve(&currency, amount).map(metrics_to_js)
+            wire::metrics_value(&self.inner.reserve(&currency, amount)?)
         })
     }
 
@@ -236,7 +236,7 @@ impl LeaseGuard {
     /// overspend).
     #[napi(ts_return_type = "Record<string, string>")]
     pub fn remaining(&self) -> Result<Value> {
-        run(|| Ok(decimal_map_to_js(&self.inner.remaining())))
+        run(|| Ok(wire::amounts_value(&self.inner.remaining())))
     }
 
     /// A child guard for `child` (which must be a subset of this guard's lease); the
@@ -247,7 +247,7 @@ impl LeaseGuard {
         &self,
         env: Env,
         child: LeaseArg<'_>,
-        constraints: Option<Unknown>,
+        constraints: Option<JsArg>,
     ) -> Result<LeaseGuard> {
         run(|| {
             self.tick(&env)?;
@@ -263,9 +263,9 @@ impl LeaseGuard {
 
     /// Closes the guard: a child returns its unspent budget to its parent. Idempotent.
     /// Returns the metrics this emitted.
-    #[napi]
-    pub fn close(&self) -> Result<Vec<JsMetric>> {
-        run(|| Ok(metrics_to_js(self.inner.close())))
+    #[napi(ts_return_type = "Metric[]")]
+    pub fn close(&self) -> Result<Value> {
+        run(|| wire::metrics_value(&self.inner.close()))
     }
 
     /// This guard's key for the shared authorize function (its handle times 8, see `fast.rs`

@@ -1,13 +1,12 @@
 //! Lease values: shape validation, normalization, subset and narrowing.
 
-use leasekit::{Error, Lease, SubsetOptions};
-use napi::bindgen_prelude::{Object, Unknown};
+use leasekit::{Error, Lease, SubsetOptions, wire};
 use napi_derive::napi;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::boundary::{Result, run};
 use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{bad_input, constraints_from_js, constraints_to_js, decimal_map_from_js};
+use crate::convert::{JsArg, amounts_from_js, constraints_from_js};
 
 /// Checks that `lease` has the ARCP lease shape (SEMANTICS section 2).
 /// Throws `InvalidRequestError` otherwise.
@@ -40,7 +39,7 @@ pub fn lease_to_json(lease: LeaseArg<'_>) -> Result<String> {
 pub fn is_lease_subset(
     child: LeaseArg<'_>,
     parent: LeaseArg<'_>,
-    options: Option<Object>,
+    options: Option<JsArg>,
 ) -> Result<bool> {
     run(|| {
         with_subset_inputs(&child, &parent, options.as_ref(), |c, p, o| {
@@ -57,7 +56,7 @@ pub fn is_lease_subset(
 pub fn assert_lease_subset(
     child: LeaseArg<'_>,
     parent: LeaseArg<'_>,
-    options: Option<Object>,
+    options: Option<JsArg>,
 ) -> Result<()> {
     run(|| {
         with_subset_inputs(
@@ -69,53 +68,38 @@ pub fn assert_lease_subset(
     })
 }
 
-/// Converts the subset inputs and hands them to `f`.
+/// Converts the subset inputs (the options through core's wire shape) and hands them to `f`.
 fn with_subset_inputs<T>(
     child: &LeaseArg<'_>,
     parent: &LeaseArg<'_>,
-    options: Option<&Object>,
+    options: Option<&JsArg>,
     f: impl FnOnce(&Lease, &Lease, &SubsetOptions) -> leasekit::Result<T>,
 ) -> leasekit::Result<T> {
     let child = lease_arg(child)?;
     let parent = lease_arg(parent)?;
-    let mut remaining = None;
-    let mut child_constraints = None;
-    let mut parent_constraints = None;
-    if let Some(options) = options {
-        for key in Object::keys(options).map_err(bad_input)? {
-            let field: Option<Unknown> = options.get(&key).map_err(bad_input)?;
-            match key.as_str() {
-                "parentRemaining" => {
-                    let value: Option<Value> = match field {
-                        Some(v) => unsafe { v.cast() }.map_err(bad_input)?,
-                        None => None,
-                    };
-                    remaining = match value {
-                        None | Some(Value::Null) => None,
-                        Some(v) => Some(decimal_map_from_js(&v)?),
-                    };
-                }
-                "childConstraints" => {
-                    child_constraints = Some(constraints_from_js(field.as_ref())?)
-                }
-                "parentConstraints" => {
-                    parent_constraints = Some(constraints_from_js(field.as_ref())?)
-                }
-                other => {
-                    return Err(Error::invalid(format!(
-                        "unknown subset option {other:?} (expected parentRemaining, \
-                         childConstraints, parentConstraints)"
-                    )));
-                }
+    let options = match options {
+        None => wire::SubsetOptions::default(),
+        Some(options) => {
+            let mut fields = Map::new();
+            for (key, field) in options.entries("subset options")? {
+                let value = if field.is_nullish() {
+                    Value::Null
+                } else {
+                    match key.as_str() {
+                        "childConstraints" | "parentConstraints" => {
+                            constraints_from_js(Some(&field))?.to_value()
+                        }
+                        "parentRemaining" => serde_json::to_value(amounts_from_js(&field)?)
+                            .map_err(|e| Error::invalid(e.to_string()))?,
+                        _ => field.json()?,
+                    }
+                };
+                fields.insert(key, value);
             }
+            wire::SubsetOptions::from_value(Value::Object(fields), wire::KeyStyle::Camel)?
         }
-    }
-    let opts = SubsetOptions {
-        parent_remaining: remaining.as_ref(),
-        child_constraints: child_constraints.as_ref(),
-        parent_constraints: parent_constraints.as_ref(),
     };
-    f(&child, &parent, &opts)
+    f(&child, &parent, &options.as_core())
 }
 
 /// The effective lease of `requested` under `ceiling` and the list of reductions
@@ -127,9 +111,7 @@ fn with_subset_inputs<T>(
 pub fn narrow_lease(requested: LeaseArg<'_>, ceiling: LeaseArg<'_>) -> Result<Value> {
     run(|| {
         let narrowed = leasekit::narrow_lease(&lease_arg(&requested)?, &lease_arg(&ceiling)?)?;
-        let reductions = serde_json::to_value(&narrowed.reductions)
-            .map_err(|e| Error::new(leasekit::ErrorCode::InternalError, e.to_string()))?;
-        Ok(serde_json::json!({ "lease": narrowed.lease.to_value(), "reductions": reductions }))
+        wire::NarrowedAnswer::from(&narrowed).to_value()
     })
 }
 
@@ -138,10 +120,12 @@ pub fn narrow_lease(requested: LeaseArg<'_>, ceiling: LeaseArg<'_>) -> Result<Va
     ts_args_type = "requested?: ConstraintsInput | undefined | null, ceiling?: ConstraintsInput | undefined | null",
     ts_return_type = "LeaseConstraints"
 )]
-pub fn narrow_constraints(requested: Option<Unknown>, ceiling: Option<Unknown>) -> Result<Value> {
+pub fn narrow_constraints(requested: Option<JsArg>, ceiling: Option<JsArg>) -> Result<Value> {
     run(|| {
         let r = constraints_from_js(requested.as_ref())?;
         let c = constraints_from_js(ceiling.as_ref())?;
-        Ok(constraints_to_js(&leasekit::narrow_constraints(&r, &c)))
+        Ok(wire::constraints_value(&leasekit::narrow_constraints(
+            &r, &c,
+        )))
     })
 }

@@ -2,11 +2,12 @@
 //! diagnostics, lockfile and policy decisions cross as plain dicts (core's serde form).
 
 use leasekit::agentfile::{self as af, ParseOptions};
+use leasekit::wire;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde::Serialize;
 
-use crate::convert::{json_to_py, py_to_json};
+use crate::convert::{Text, json_to_py, py_to_json};
 use crate::errors::{attached, detached};
 use crate::lease::PyLease;
 
@@ -91,7 +92,8 @@ impl PyAgentfile {
 /// Parse an Agentfile (strict unless `compat=True`); never raises on bad content.
 #[pyfunction]
 #[pyo3(signature = (text, *, compat=false))]
-pub fn parse_agentfile(py: Python<'_>, text: &str, compat: bool) -> PyResult<PyAgentfile> {
+pub fn parse_agentfile(py: Python<'_>, text: Text<'_>, compat: bool) -> PyResult<PyAgentfile> {
+    let text = &*text;
     let inner = detached(py, || {
         Ok(af::parse_agentfile(text, &ParseOptions { compat }))
     })?;
@@ -117,13 +119,18 @@ pub fn agentfile_lease(py: Python<'_>, agentfile: &PyAgentfile) -> PyResult<PyLe
 #[pyo3(signature = (text, *, compat=false))]
 pub fn check_agentfile<'py>(
     py: Python<'py>,
-    text: &str,
+    text: Text<'_>,
     compat: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let report = detached(py, || Ok(af::check_agentfile(text, compat)))?;
+    let text = &*text;
+    let (report, wire) = detached(py, || {
+        let report = af::check_agentfile(text, compat);
+        let wire = wire::agentfile_report_value(&report)?;
+        Ok((report, wire))
+    })?;
     let out = PyDict::new(py);
-    out.set_item("ok", report.ok)?;
-    out.set_item("diagnostics", to_py(py, &report.diagnostics)?)?;
+    out.set_item("ok", json_to_py(py, &wire["ok"])?)?;
+    out.set_item("diagnostics", json_to_py(py, &wire["diagnostics"])?)?;
     match report.lease {
         Some(inner) => out.set_item("lease", PyLease { inner })?,
         None => out.set_item("lease", py.None())?,
@@ -168,11 +175,12 @@ pub fn check_inheritance(
 pub fn evaluate_policy<'py>(
     py: Python<'py>,
     agentfile: &PyAgentfile,
-    principal: &str,
-    action: &str,
-    resource: &str,
+    principal: Text<'_>,
+    action: Text<'_>,
+    resource: Text<'_>,
     context: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let (principal, action, resource) = (&*principal, &*action, &*resource);
     let context = match context {
         Some(c) => py_to_json(c)?,
         None => serde_json::Value::Null,

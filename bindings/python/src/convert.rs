@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use leasekit::{Decimal, Timestamp};
+use leasekit::{Decimal, Timestamp, wire};
+use pyo3::exceptions::PyUnicodeEncodeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
@@ -43,6 +44,47 @@ fn epoch(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
 /// A Python error from a core error (shorthand used by the converters).
 fn bad(py: Python<'_>, message: String) -> PyErr {
     crate::errors::to_py_err(py, invalid(message))
+}
+
+/// The UTF-8 text of a Python `str`: the one conversion every string argument goes through. A
+/// `str` holding a lone surrogate has no UTF-8 form and is `InvalidRequest` (never a
+/// `UnicodeEncodeError`, never replaced): the core must check exactly the caller's text.
+pub fn str_of<'a>(s: &'a Bound<'_, PyString>, what: &str) -> PyResult<&'a str> {
+    s.to_str().map_err(|e| not_unicode(s.py(), e, what))
+}
+
+/// A `UnicodeEncodeError` (a lone surrogate) as `InvalidRequest`; any other error unchanged.
+fn not_unicode(py: Python<'_>, err: PyErr, what: &str) -> PyErr {
+    if err.is_instance_of::<PyUnicodeEncodeError>(py) {
+        bad(
+            py,
+            format!("the {what} contains a lone surrogate (not valid Unicode)"),
+        )
+    } else {
+        err
+    }
+}
+
+/// A `str` argument, borrowed as UTF-8 with the rule of [`str_of`]. A non-`str` is a
+/// `TypeError`, as for any Python argument of the wrong type.
+pub struct Text<'a>(&'a str);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Text<'a> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        <&'a str>::extract(obj)
+            .map(Text)
+            .map_err(|e| not_unicode(obj.py(), e, "argument"))
+    }
+}
+
+impl std::ops::Deref for Text<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.0
+    }
 }
 
 /// Converts JSON to Python (`dict`, `list`, `str`, `int`, `float`, `bool`, `None`).
@@ -91,7 +133,7 @@ pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Ok(Value::Null);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
+        return Ok(Value::String(str_of(s, "string")?.to_owned()));
     }
     if let Ok(b) = obj.cast::<PyBool>() {
         return Ok(Value::Bool(b.is_true()));
@@ -119,7 +161,7 @@ pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
                     format!("object keys must be str, got {}", type_name(&k)),
                 )
             })?;
-            m.insert(key.to_cow()?.into_owned(), py_to_json(&v)?);
+            m.insert(str_of(key, "key")?.to_owned(), py_to_json(&v)?);
         }
         return Ok(Value::Object(m));
     }
@@ -160,10 +202,10 @@ fn decimal_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
 pub fn amount_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     let py = obj.py();
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(s.to_cow()?.into_owned());
+        return Ok(str_of(s, "amount")?.to_owned());
     }
     if obj.cast::<PyBool>().is_err() && obj.cast::<PyInt>().is_ok() {
-        return Ok(obj.str()?.to_cow()?.into_owned());
+        return Ok(obj.str()?.to_str()?.to_owned());
     }
     if obj.is_instance(decimal_type(py)?)? {
         return decimal_text(obj);
@@ -200,25 +242,27 @@ pub fn budget_to_py<'py>(
     Ok(dict)
 }
 
-/// `{currency: amount}` (amounts as `Decimal`, `str` or `int`; signed, since a remaining
-/// amount may be negative after an overspend) to a core budget map.
-pub fn budget_from_py(obj: &Bound<'_, PyAny>) -> PyResult<BTreeMap<String, Decimal>> {
+/// A caller-given amount map `{currency: amount}` (amounts as `Decimal`, `str` or `int`), read
+/// with core's one rule for such maps (`leasekit::wire::Amounts`: signed, since a remaining
+/// amount may be negative after an overspend). Only the dict's own items are read.
+pub fn amounts_from_py(obj: &Bound<'_, PyAny>) -> PyResult<wire::Amounts> {
     let py = obj.py();
     let dict = obj
         .cast::<PyDict>()
-        .map_err(|_| bad(py, "a budget must be a dict {currency: amount}".into()))?;
-    let mut out = BTreeMap::new();
+        .map_err(|_| bad(py, "amounts must be a dict {currency: amount}".into()))?;
+    let mut map = Map::new();
     for (k, v) in dict.iter() {
-        let cur: String = k
-            .extract()
-            .map_err(|_| bad(py, "budget currencies must be str".into()))?;
-        let text = amount_text(&v)?;
-        out.insert(
-            cur,
-            crate::errors::attached(py, || leasekit::parse_decimal(&text))?,
+        let currency = k
+            .cast::<PyString>()
+            .map_err(|_| bad(py, "amount currencies must be str".into()))?;
+        map.insert(
+            str_of(currency, "currency")?.to_owned(),
+            Value::String(amount_text(&v)?),
         );
     }
-    Ok(out)
+    crate::errors::attached(py, || {
+        wire::Amounts::from_value(Value::Object(map), "amounts")
+    })
 }
 
 /// A timestamp from an aware `datetime` (any offset; converted exactly to UTC) or an RFC 3339
@@ -226,8 +270,8 @@ pub fn budget_from_py(obj: &Bound<'_, PyAny>) -> PyResult<BTreeMap<String, Decim
 pub fn timestamp_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Timestamp> {
     let py = obj.py();
     if let Ok(s) = obj.cast::<PyString>() {
-        let text = s.to_cow()?.into_owned();
-        return crate::errors::attached(py, || leasekit::parse_expires_at(&text));
+        let text = str_of(s, "time")?;
+        return crate::errors::attached(py, || leasekit::parse_expires_at(text));
     }
     if !obj.is_instance(datetime_type(py)?)? {
         return Err(bad(

@@ -1,13 +1,13 @@
 //! Free functions: capability names, canonicalization, matching, lease shape, budgets, expiry,
 //! subset and narrowing. Each converts its arguments, calls core, and converts the result.
 
-use leasekit::SubsetOptions;
+use leasekit::wire;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::convert::{
-    amount_text, budget_from_py, budget_to_py, decimal_to_py, json_to_py, py_to_json,
-    timestamp_from_py, timestamp_to_py,
+    Text, amount_text, amounts_from_py, budget_to_py, decimal_to_py, json_to_py, py_to_json,
+    str_of, timestamp_from_py, timestamp_to_py,
 };
 use crate::errors::{attached, detached};
 use crate::lease::{PyConstraints, PyLease, constraints_from_py, lease_from_py};
@@ -15,14 +15,14 @@ use crate::values::PyBudgetEntry;
 
 /// True for the seven reserved ARCP capability names.
 #[pyfunction]
-pub fn is_reserved_capability_name(py: Python<'_>, name: &str) -> PyResult<bool> {
-    attached(py, || Ok(leasekit::is_reserved_capability_name(name)))
+pub fn is_reserved_capability_name(py: Python<'_>, name: Text<'_>) -> PyResult<bool> {
+    attached(py, || Ok(leasekit::is_reserved_capability_name(&name)))
 }
 
 /// True for a reserved name or a well-formed `x-vendor.<vendor>.<cap>` name.
 #[pyfunction]
-pub fn is_valid_capability_name(py: Python<'_>, name: &str) -> PyResult<bool> {
-    attached(py, || Ok(leasekit::is_valid_capability_name(name)))
+pub fn is_valid_capability_name(py: Python<'_>, name: Text<'_>) -> PyResult<bool> {
+    attached(py, || Ok(leasekit::is_valid_capability_name(&name)))
 }
 
 /// Check a lease's shape (dict or JSON string); raises InvalidRequest when invalid.
@@ -30,8 +30,11 @@ pub fn is_valid_capability_name(py: Python<'_>, name: &str) -> PyResult<bool> {
 pub fn validate_lease_shape(py: Python<'_>, lease: &Bound<'_, PyAny>) -> PyResult<()> {
     let value = match lease.cast::<PyLease>() {
         Ok(l) => l.get().inner.to_value(),
-        Err(_) => match lease.extract::<String>() {
-            Ok(text) => attached(py, || Ok(leasekit::Lease::from_json(&text)?.to_value()))?,
+        Err(_) => match lease.cast::<PyString>() {
+            Ok(s) => {
+                let text = str_of(s, "lease")?;
+                attached(py, || Ok(leasekit::Lease::from_json(text)?.to_value()))?
+            }
             Err(_) => py_to_json(lease)?,
         },
     };
@@ -40,31 +43,41 @@ pub fn validate_lease_shape(py: Python<'_>, lease: &Bound<'_, PyAny>) -> PyResul
 
 /// The canonical form of `target` for `capability` (paths, URLs); raises InvalidRequest.
 #[pyfunction]
-pub fn canonicalize_target(py: Python<'_>, capability: &str, target: &str) -> PyResult<String> {
-    attached(py, || leasekit::canonicalize_target(capability, target))
+pub fn canonicalize_target(
+    py: Python<'_>,
+    capability: Text<'_>,
+    target: Text<'_>,
+) -> PyResult<String> {
+    attached(py, || leasekit::canonicalize_target(&capability, &target))
 }
 
 /// Validate a pattern for `capability`; returns the stored (canonical) pattern.
 #[pyfunction]
-pub fn validate_pattern(py: Python<'_>, capability: &str, pattern: &str) -> PyResult<String> {
-    attached(py, || leasekit::validate_pattern(capability, pattern))
+pub fn validate_pattern(
+    py: Python<'_>,
+    capability: Text<'_>,
+    pattern: Text<'_>,
+) -> PyResult<String> {
+    attached(py, || leasekit::validate_pattern(&capability, &pattern))
 }
 
 /// Whether `pattern` matches `target` (canonicalized first) for `capability`.
 #[pyfunction]
 pub fn match_pattern(
     py: Python<'_>,
-    capability: &str,
-    pattern: &str,
-    target: &str,
+    capability: Text<'_>,
+    pattern: Text<'_>,
+    target: Text<'_>,
 ) -> PyResult<bool> {
-    attached(py, || leasekit::match_pattern(capability, pattern, target))
+    attached(py, || {
+        leasekit::match_pattern(&capability, &pattern, &target)
+    })
 }
 
 /// Parse a `cost.budget` entry such as "USD:2.50" into a BudgetEntry(currency, amount).
 #[pyfunction]
-pub fn parse_budget_amount(py: Python<'_>, entry: &str) -> PyResult<PyBudgetEntry> {
-    let e = attached(py, || leasekit::parse_budget_amount(entry))?;
+pub fn parse_budget_amount(py: Python<'_>, entry: Text<'_>) -> PyResult<PyBudgetEntry> {
+    let e = attached(py, || leasekit::parse_budget_amount(&entry))?;
     PyBudgetEntry::from_core(py, &e)
 }
 
@@ -105,14 +118,14 @@ pub fn initial_budget<'py>(lease: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyD
 /// Raise `BudgetExhausted` when a caller-tracked remaining counter {currency: amount} is <= 0.
 #[pyfunction]
 pub fn check_budget_remaining(remaining: &Bound<'_, PyAny>) -> PyResult<()> {
-    let m = crate::convert::budget_from_py(remaining)?;
-    attached(remaining.py(), || leasekit::check_budget_remaining(&m))
+    let m = amounts_from_py(remaining)?;
+    attached(remaining.py(), || leasekit::check_budget_remaining(&m.0))
 }
 
 /// Parse a strict `YYYY-MM-DDTHH:MM:SS[.f]Z` time into an aware UTC datetime.
 #[pyfunction]
-pub fn parse_expires_at<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    let t = attached(py, || leasekit::parse_expires_at(text))?;
+pub fn parse_expires_at<'py>(py: Python<'py>, text: Text<'_>) -> PyResult<Bound<'py, PyAny>> {
+    let t = attached(py, || leasekit::parse_expires_at(&text))?;
     timestamp_to_py(py, t)
 }
 
@@ -133,13 +146,11 @@ pub fn validate_lease_constraints(
     attached(py, || leasekit::validate_lease_constraints(&c, now))
 }
 
-/// Inputs of a subset question, converted from Python.
+/// Inputs of a subset question, converted from Python; the options are core's wire shape.
 struct SubsetArgs {
     child: leasekit::Lease,
     parent: leasekit::Lease,
-    remaining: Option<std::collections::BTreeMap<String, leasekit::Decimal>>,
-    child_c: leasekit::LeaseConstraints,
-    parent_c: leasekit::LeaseConstraints,
+    options: wire::SubsetOptions,
 }
 
 impl SubsetArgs {
@@ -153,31 +164,23 @@ impl SubsetArgs {
         Ok(SubsetArgs {
             child: lease_from_py(child)?,
             parent: lease_from_py(parent)?,
-            remaining: parent_remaining
-                .filter(|r| !r.is_none())
-                .map(budget_from_py)
-                .transpose()?,
-            child_c: constraints_from_py(child_constraints)?,
-            parent_c: constraints_from_py(parent_constraints)?,
+            options: wire::SubsetOptions {
+                parent_remaining: parent_remaining
+                    .filter(|r| !r.is_none())
+                    .map(amounts_from_py)
+                    .transpose()?,
+                child_constraints: Some(constraints_from_py(child_constraints)?),
+                parent_constraints: Some(constraints_from_py(parent_constraints)?),
+            },
         })
     }
 
     fn check(&self) -> leasekit::Result<()> {
-        let opts = SubsetOptions {
-            parent_remaining: self.remaining.as_ref(),
-            child_constraints: Some(&self.child_c),
-            parent_constraints: Some(&self.parent_c),
-        };
-        leasekit::check_lease_subset(&self.child, &self.parent, &opts)
+        leasekit::check_lease_subset(&self.child, &self.parent, &self.options.as_core())
     }
 
     fn is_subset(&self) -> bool {
-        let opts = SubsetOptions {
-            parent_remaining: self.remaining.as_ref(),
-            child_constraints: Some(&self.child_c),
-            parent_constraints: Some(&self.parent_c),
-        };
-        leasekit::is_lease_subset(&self.child, &self.parent, &opts)
+        leasekit::is_lease_subset(&self.child, &self.parent, &self.options.as_core())
     }
 }
 
@@ -256,8 +259,7 @@ pub fn narrow_lease(
     let ceiling = lease_from_py(ceiling)?;
     let (lease, reductions) = detached(py, || {
         let n = leasekit::narrow_lease(&requested, &ceiling)?;
-        let reductions = serde_json::to_value(&n.reductions)
-            .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))?;
+        let reductions = wire::reductions_value(&n.reductions)?;
         Ok((n.lease, reductions))
     })?;
     let list = json_to_py(py, &reductions)?.cast_into::<PyList>()?;
@@ -290,11 +292,11 @@ fn str_items(seq: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     }
     let mut out = Vec::new();
     for item in seq.try_iter()? {
-        out.push(
-            item?
-                .extract::<String>()
-                .map_err(|_| bad("budget entries must be str"))?,
-        );
+        let item = item?;
+        let s = item
+            .cast::<PyString>()
+            .map_err(|_| bad("budget entries must be str"))?;
+        out.push(str_of(s, "budget entry")?.to_owned());
     }
     Ok(out)
 }

@@ -1,14 +1,16 @@
 //! `leasekit.LeaseGuard`: the thread-safe runtime gate. Every call releases the interpreter
 //! lock while core works, so many Python threads can share one guard.
 
-use leasekit::{GuardOptions, LeaseGuard};
+use leasekit::{LeaseGuard, wire};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::borrow::Cow;
 
 use crate::clock::clock_from_py;
-use crate::convert::{amount_from_py, amount_text, budget_to_py, timestamp_to_py};
-use crate::errors::{attached, detached, invalid, to_py_err};
+use crate::convert::{
+    Text, amount_from_py, amount_text, budget_to_py, py_to_json, str_of, timestamp_to_py,
+};
+use crate::errors::{attached, detached};
 use crate::lease::{PyLease, constraints_from_py, lease_from_py};
 use crate::values::PyMetric;
 
@@ -31,13 +33,7 @@ impl PyLeaseGuard {
         target: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyString>> {
         let py = target.py();
-        // Only a str with a lone surrogate has no UTF-8 form: refuse it, never guess.
-        let text = target.to_str().map_err(|_| {
-            to_py_err(
-                py,
-                invalid("the target contains a lone surrogate (not valid Unicode)"),
-            )
-        })?;
+        let text = str_of(target, "target")?;
         let canonical = if text.len() > DETACH_BYTES {
             detached(py, || self.inner.authorize_cow(capability, text))?
         } else {
@@ -55,22 +51,32 @@ impl PyLeaseGuard {
     /// LeaseGuard(lease, constraints=None, *, clock=None, grace_millis=0, allow_any_model=False).
     /// `clock` is None (system time), a ManualClock, or a callable returning an aware datetime.
     #[new]
-    #[pyo3(signature = (lease, constraints=None, *, clock=None, grace_millis=0, allow_any_model=false))]
+    #[pyo3(signature = (lease, constraints=None, *, clock=None, grace_millis=None, allow_any_model=None))]
     fn new(
         lease: &Bound<'_, PyAny>,
         constraints: Option<&Bound<'_, PyAny>>,
         clock: Option<&Bound<'_, PyAny>>,
-        grace_millis: u64,
-        allow_any_model: bool,
+        grace_millis: Option<&Bound<'_, PyAny>>,
+        allow_any_model: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let lease_py = lease.py();
         let lease = lease_from_py(lease)?;
         let constraints = constraints_from_py(constraints)?;
         let clock = clock_from_py(clock)?;
-        let opts = GuardOptions {
-            grace_millis,
-            allow_any_model,
-        };
+        // The option keys and their rules are core's wire shape.
+        let mut options = serde_json::Map::new();
+        for (key, value) in [
+            ("grace_millis", grace_millis),
+            ("allow_any_model", allow_any_model),
+        ] {
+            if let Some(v) = value {
+                options.insert(key.to_owned(), py_to_json(v)?);
+            }
+        }
+        let opts = attached(lease_py, || {
+            wire::GuardOptions::from_value(options.into(), wire::KeyStyle::Snake)
+        })?
+        .to_core();
         let inner = attached(lease_py, || {
             Ok(LeaseGuard::with_options(lease, constraints, clock, opts))
         })?;
@@ -82,10 +88,10 @@ impl PyLeaseGuard {
     /// Raises LeaseExpired, BudgetExhausted, InvalidRequest or PermissionDenied.
     fn authorize<'py>(
         &self,
-        capability: &str,
+        capability: Text<'_>,
         target: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyString>> {
-        self.authorize_str(capability, target)
+        self.authorize_str(&capability, target)
     }
 
     /// Authorize the use of model `model_id` (`model.use`); returns the model id.
@@ -101,11 +107,12 @@ impl PyLeaseGuard {
     fn record_metric(
         &self,
         py: Python<'_>,
-        name: &str,
+        name: Text<'_>,
         value: &Bound<'_, PyAny>,
-        unit: &str,
+        unit: Text<'_>,
     ) -> PyResult<Vec<PyMetric>> {
         let value = amount_text(value)?;
+        let (name, unit) = (&*name, &*unit);
         let ms = detached(py, || self.inner.record_metric(name, &value, unit))?;
         PyMetric::list(py, &ms)
     }
@@ -115,10 +122,11 @@ impl PyLeaseGuard {
     fn reserve(
         &self,
         py: Python<'_>,
-        currency: &str,
+        currency: Text<'_>,
         amount: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<PyMetric>> {
         let amount = amount_from_py(amount)?;
+        let currency = &*currency;
         let ms = detached(py, || self.inner.reserve(currency, amount))?;
         PyMetric::list(py, &ms)
     }

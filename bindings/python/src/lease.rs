@@ -5,7 +5,9 @@ use leasekit::LeaseConstraints as CoreConstraints;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use crate::convert::{budget_to_py, json_to_py, py_to_json, timestamp_from_py, timestamp_to_py};
+use crate::convert::{
+    Text, budget_to_py, json_to_py, py_to_json, str_of, timestamp_from_py, timestamp_to_py,
+};
 use crate::errors::{IntoPyResult, attached};
 
 /// An ARCP lease: capability name -> list of patterns, validated and canonicalized by core.
@@ -29,8 +31,8 @@ impl PyLease {
 
     /// Lease.from_json(text): parse the ARCP JSON object (duplicate keys are rejected).
     #[staticmethod]
-    fn from_json(py: Python<'_>, text: &str) -> PyResult<Self> {
-        let inner = attached(py, || leasekit::Lease::from_json(text))?;
+    fn from_json(py: Python<'_>, text: Text<'_>) -> PyResult<Self> {
+        let inner = attached(py, || leasekit::Lease::from_json(&text))?;
         Ok(PyLease { inner })
     }
 
@@ -58,8 +60,8 @@ impl PyLease {
     }
 
     /// The stored (canonical) patterns of `capability`, or None when it is absent.
-    fn patterns(&self, capability: &str) -> Option<Vec<String>> {
-        self.inner.patterns(capability).map(<[String]>::to_vec)
+    fn patterns(&self, capability: Text<'_>) -> Option<Vec<String>> {
+        self.inner.patterns(&capability).map(<[String]>::to_vec)
     }
 
     /// The summed `cost.budget` as {currency: Decimal}.
@@ -75,8 +77,8 @@ impl PyLease {
         }
     }
 
-    fn __contains__(&self, capability: &str) -> bool {
-        self.inner.patterns(capability).is_some()
+    fn __contains__(&self, capability: Text<'_>) -> bool {
+        self.inner.patterns(&capability).is_some()
     }
 
     fn __repr__(&self) -> String {
@@ -134,8 +136,8 @@ pub fn lease_from_py(obj: &Bound<'_, PyAny>) -> PyResult<leasekit::Lease> {
         return Ok(l.get().inner.clone());
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        let text = s.to_cow()?;
-        return attached(py, || leasekit::Lease::from_json(&text));
+        let text = str_of(s, "lease")?;
+        return attached(py, || leasekit::Lease::from_json(text));
     }
     let value = py_to_json(obj)?;
     attached(py, || leasekit::Lease::from_value(&value))
@@ -151,8 +153,8 @@ pub fn constraints_from_py(obj: Option<&Bound<'_, PyAny>>) -> PyResult<CoreConst
         return Ok(c.get().inner);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        let text = s.to_cow()?;
-        return attached(py, || CoreConstraints::from_json(&text));
+        let text = str_of(s, "constraints")?;
+        return attached(py, || CoreConstraints::from_json(text));
     }
     let value = py_to_json(obj)?;
     CoreConstraints::from_value(&value).py(py)

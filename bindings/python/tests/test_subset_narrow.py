@@ -36,6 +36,32 @@ def test_subset_budgets() -> None:
         lk.is_lease_subset({}, parent, parent_remaining={"USD": 1.5})  # type: ignore[dict-item]
 
 
+def test_parent_remaining_follows_the_one_wire_rule() -> None:
+    """Caller-given amounts: signed, at most 9 fraction digits (core's leasekit::wire::Amounts)."""
+    parent = {"cost.budget": ["USD:5"]}
+    guard = lk.LeaseGuard(parent)
+    guard.record_metric("cost.llm", "7.25", "USD")  # overspend: remaining is negative
+    remaining = guard.remaining()
+    assert remaining == {"USD": Decimal("-2.25")}
+    assert not lk.is_lease_subset({"cost.budget": ["USD:0"]}, parent, parent_remaining=remaining)
+    assert lk.is_lease_subset({}, parent, parent_remaining={"USD": "-1"})
+    assert lk.is_lease_subset({"cost.budget": ["USD:1"]}, parent, parent_remaining={"USD": "1.000000000"})
+    for bad in ("1.0000000000", "1e3", "+1", "", "1" * 28):
+        with pytest.raises(lk.InvalidRequest):
+            lk.is_lease_subset({}, parent, parent_remaining={"USD": bad})
+    with pytest.raises(lk.InvalidRequest):
+        lk.check_budget_remaining({"USD": "0.0000000001"})
+    with pytest.raises(lk.BudgetExhausted):
+        lk.check_budget_remaining(remaining)
+
+
+def test_guard_options_follow_the_wire_shape() -> None:
+    for kwargs in ({"grace_millis": -1}, {"grace_millis": 1.5}, {"grace_millis": "5"}, {"allow_any_model": 1}):
+        with pytest.raises(lk.InvalidRequest):
+            lk.LeaseGuard({}, **kwargs)  # type: ignore[arg-type]
+    assert lk.LeaseGuard({}, grace_millis=5, allow_any_model=True).authorize_model("any") == "any"
+
+
 def test_subset_expiry(t0: datetime) -> None:
     later = t0 + timedelta(hours=1)
     lease = {"fs.read": ["/a"]}

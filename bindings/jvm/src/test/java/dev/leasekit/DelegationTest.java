@@ -56,6 +56,30 @@ class DelegationTest {
   }
 
   @Test
+  void parentRemainingFollowsTheOneWireRule() {
+    // Caller-given amounts: signed (remaining() after an overspend round-trips), at most 9
+    // fraction digits (core's leasekit::wire::Amounts).
+    Lease parent =
+        Lease.builder().allow("tool.call", "x").budget("USD", new BigDecimal("5")).build();
+    try (LeaseGuard guard = LeaseGuard.of(parent)) {
+      guard.recordMetric("cost.llm", new BigDecimal("7.25"), "USD");
+      Map<String, BigDecimal> remaining = guard.remaining();
+      assertEquals(0, new BigDecimal("-2.25").compareTo(remaining.get("USD")));
+      Lease zero = Lease.builder().budget("USD", BigDecimal.ZERO).build();
+      assertFalse(LeaseSubset.isSubset(zero, parent, remaining));
+      assertTrue(
+          LeaseSubset.isSubset(
+              Lease.builder().allow("tool.call", "x").build(),
+              parent,
+              Map.of("USD", new BigDecimal("-1"))));
+      assertTrue(LeaseSubset.isSubset(zero, parent, Map.of("USD", new BigDecimal("1.000000000"))));
+      assertThrows(
+          InvalidRequestException.class,
+          () -> LeaseSubset.isSubset(zero, parent, Map.of("USD", new BigDecimal("1.0000000000"))));
+    }
+  }
+
+  @Test
   void expiryMustNotOutliveTheParent() {
     Lease parent = parent();
     Lease later =
