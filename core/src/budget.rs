@@ -1,7 +1,6 @@
 //! Budgets (SEMANTICS 6): `CURRENCY:AMOUNT` entries with exact decimals, never binary floats.
 
 use crate::error::{Error, Result};
-use crate::lease::Lease;
 pub use rust_decimal::Decimal;
 use std::collections::BTreeMap;
 
@@ -51,6 +50,27 @@ pub fn parse_amount(text: &str) -> Result<Decimal> {
         mantissa = mantissa * 10 + i128::from(b - b'0');
     }
     Decimal::try_from_i128_with_scale(mantissa, frac.len() as u32).map_err(|_| bad("out of range"))
+}
+
+/// Checks an amount given as a decimal (not parsed from text) against the AMOUNT rules:
+/// non-negative, at most 15 integer and 9 fraction digits.
+pub(crate) fn validate_amount(d: Decimal) -> Result<()> {
+    let n = d.normalize();
+    let int_digits = n
+        .trunc()
+        .mantissa()
+        .unsigned_abs()
+        .checked_ilog10()
+        .map_or(0, |l| l + 1);
+    if n.is_sign_negative() && !n.is_zero()
+        || n.scale() > MAX_FRACTION_DIGITS as u32
+        || int_digits > MAX_INTEGER_DIGITS as u32
+    {
+        return Err(Error::invalid(format!(
+            "invalid amount {d}: must be non-negative with at most 15 integer and 9 fraction digits"
+        )));
+    }
+    Ok(())
 }
 
 /// Parses a signed decimal `-?[0-9]+(\.[0-9]+)?` without the AMOUNT bounds (up to what the
@@ -123,11 +143,6 @@ pub fn sum_budget_entries<S: AsRef<str>>(entries: &[S]) -> Result<BTreeMap<Strin
         *slot = checked_add(*slot, amount)?;
     }
     Ok(out)
-}
-
-/// The initial counters of a lease: its summed `cost.budget`.
-pub fn initial_budget(lease: &Lease) -> BTreeMap<String, Decimal> {
-    lease.budget().clone()
 }
 
 /// Checks caller-tracked remaining counters the way a guard checks its own: the first currency

@@ -5,20 +5,22 @@
 //! parent's counters at once, shares the parent's counters for currencies it does not budget,
 //! and returns what it did not spend when it is closed. Safe under concurrent use.
 
-use crate::budget::{
-    Decimal, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS, checked_add, checked_sub, parse_amount,
-};
+mod counter;
+mod metric;
+
+use crate::budget::{Decimal, parse_amount, validate_amount};
 use crate::canonical::canonicalize_for;
 use crate::capability::{CapabilityKind, RESERVED_CAPABILITIES};
 use crate::error::{Error, ErrorCode, Result};
 use crate::expiry::{Clock, LeaseConstraints, Timestamp};
 use crate::lease::{Entry, Lease};
-use crate::subset::{budget_violation, check_expiry, check_patterns};
-use serde::Serialize;
+use crate::subset::{check_expiry, check_patterns};
+use counter::Counter;
+pub use metric::{Metric, REMAINING_METRIC};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Options of a guard.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,117 +29,6 @@ pub struct GuardOptions {
     pub grace_millis: u64,
     /// Allow any model when the lease has no `model.use` (default: deny).
     pub allow_any_model: bool,
-}
-
-/// A metric the runtime should emit (`cost.budget.remaining`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Metric {
-    /// Always `cost.budget.remaining` for emitted metrics.
-    pub name: String,
-    /// The remaining amount (serialized as a decimal string).
-    #[serde(serialize_with = "ser_decimal")]
-    pub value: Decimal,
-    /// The currency.
-    pub unit: String,
-}
-
-fn ser_decimal<S: serde::Serializer>(d: &Decimal, s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_str(&crate::budget::format_amount(d))
-}
-
-/// The name of emitted remaining metrics.
-pub const REMAINING_METRIC: &str = "cost.budget.remaining";
-const LAST_STEP: u8 = 20;
-
-struct Counter {
-    currency: String,
-    initial: Decimal,
-    state: Mutex<CounterState>,
-    exhausted: AtomicBool,
-}
-
-struct CounterState {
-    current: Decimal,
-    /// Highest 5 % step emitted (20 = the counter reached <= 0).
-    step: u8,
-    /// Set when a closed child returned this counter to its parent: spend goes there.
-    forward: Option<Arc<Counter>>,
-}
-
-impl Counter {
-    fn new(currency: &str, initial: Decimal) -> Arc<Counter> {
-        Arc::new(Counter {
-            currency: currency.to_string(),
-            initial,
-            state: Mutex::new(CounterState {
-                current: initial,
-                step: 0,
-                forward: None,
-            }),
-            exhausted: AtomicBool::new(initial <= Decimal::ZERO),
-        })
-    }
-
-    fn lock(&self) -> MutexGuard<'_, CounterState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Sets the counter and returns the metric to emit, if a new step was reached.
-    fn set(&self, st: &mut CounterState, value: Decimal) -> Option<Metric> {
-        st.current = value;
-        self.exhausted
-            .store(value <= Decimal::ZERO, Ordering::Release);
-        let step = if value <= Decimal::ZERO {
-            LAST_STEP
-        } else {
-            // Only steps above the last one emitted matter: scan upwards from there (one
-            // comparison for most spends).
-            let spent20 = (self.initial - value) * Decimal::from(20);
-            let mut k = st.step;
-            while k + 1 < LAST_STEP && spent20 >= self.initial * Decimal::from(k + 1) {
-                k += 1;
-            }
-            k
-        };
-        (step > st.step).then(|| {
-            st.step = step;
-            Metric {
-                name: REMAINING_METRIC.to_string(),
-                value,
-                unit: self.currency.clone(),
-            }
-        })
-    }
-
-    /// Post-hoc spend: always recorded, may go below zero.
-    fn spend(&self, amount: Decimal) -> Result<Option<Metric>> {
-        let mut st = self.lock();
-        if let Some(parent) = st.forward.clone() {
-            drop(st);
-            return parent.spend(amount);
-        }
-        let next = checked_sub(st.current, amount)?;
-        Ok(self.set(&mut st, next))
-    }
-
-    fn current(&self) -> Decimal {
-        let st = self.lock();
-        match &st.forward {
-            Some(_) => Decimal::ZERO,
-            None => st.current,
-        }
-    }
-}
-
-/// Locks several counters in a global order (by address) so that concurrent delegations
-/// cannot deadlock.
-fn lock_all<'a>(
-    counters: &[&'a Arc<Counter>],
-) -> Vec<(&'a Arc<Counter>, MutexGuard<'a, CounterState>)> {
-    let mut sorted: Vec<&Arc<Counter>> = counters.to_vec();
-    sorted.sort_by_key(|c| Arc::as_ptr(c) as usize);
-    sorted.dedup_by_key(|c| Arc::as_ptr(c) as usize);
-    sorted.into_iter().map(|c| (c, c.lock())).collect()
 }
 
 /// Enforces one lease. Cheap to clone; `Send + Sync`.
@@ -278,19 +169,31 @@ impl LeaseGuard {
     fn gate(&self) -> Result<()> {
         self.check_open()?;
         self.check_expiry()?;
-        if let Some(c) = self
-            .inner
-            .counters
-            .iter()
-            .find(|c| c.exhausted.load(Ordering::Acquire))
-        {
+        if let Some(currency) = self.exhausted_currency() {
             return Err(Error::new(
                 ErrorCode::BudgetExhausted,
-                format!("the {} budget is exhausted", c.currency),
+                format!("the {currency} budget is exhausted"),
             )
-            .with_detail("currency", c.currency.as_str()));
+            .with_detail("currency", currency));
         }
         Ok(())
+    }
+
+    /// Whether some budget counter is at or below zero, so that `authorize` and
+    /// `authorize_model` fail with `BUDGET_EXHAUSTED` (SEMANTICS 6). Looks at the budget only:
+    /// expiry and closing are not considered. Bindings answer "is the budget spent?" with this
+    /// instead of comparing [`LeaseGuard::remaining`] themselves.
+    pub fn is_exhausted(&self) -> bool {
+        self.exhausted_currency().is_some()
+    }
+
+    /// The first currency (in currency order) whose counter is at or below zero.
+    pub fn exhausted_currency(&self) -> Option<&str> {
+        self.inner
+            .counters
+            .iter()
+            .find(|c| c.is_exhausted())
+            .map(|c| c.currency())
     }
 
     fn check_open(&self) -> Result<()> {
@@ -353,7 +256,7 @@ impl LeaseGuard {
     fn counter(&self, currency: &str) -> Option<&Arc<Counter>> {
         self.inner
             .counters
-            .binary_search_by(|c| c.currency.as_str().cmp(currency))
+            .binary_search_by(|c| c.currency().cmp(currency))
             .ok()
             .map(|i| &self.inner.counters[i])
     }
@@ -369,17 +272,7 @@ impl LeaseGuard {
                     .with_detail("currency", currency),
             );
         };
-        let mut st = counter.lock();
-        let next = checked_sub(st.current, amount)?;
-        if next < Decimal::ZERO {
-            return Err(Error::new(
-                ErrorCode::BudgetExhausted,
-                format!("reserving {currency}:{amount} would exceed the remaining budget"),
-            )
-            .with_detail("currency", currency)
-            .with_detail("remaining", crate::budget::format_amount(&st.current)));
-        }
-        Ok(counter.set(&mut st, next).into_iter().collect())
+        Ok(counter.reserve(amount)?.into_iter().collect())
     }
 
     /// The remaining amount of every budgeted currency.
@@ -387,7 +280,7 @@ impl LeaseGuard {
         self.inner
             .counters
             .iter()
-            .map(|c| (c.currency.clone(), c.current()))
+            .map(|c| (c.currency().to_string(), c.current()))
             .collect()
     }
 
@@ -440,33 +333,13 @@ impl LeaseGuard {
             counters.push(own);
         }
         for pc in &self.inner.counters {
-            if !child.budget().contains_key(&pc.currency) {
+            if !child.budget().contains_key(pc.currency()) {
                 counters.push(pc.clone());
             }
         }
-        counters.sort_by(|a, b| a.currency.cmp(&b.currency));
+        counters.sort_by(|a, b| a.currency().cmp(b.currency()));
 
-        let refs: Vec<&Arc<Counter>> = to_reserve.iter().map(|(c, _)| *c).collect();
-        let mut locked = lock_all(&refs);
-        for (pc, amount) in &to_reserve {
-            let (_, st) = locked
-                .iter()
-                .find(|(c, _)| Arc::ptr_eq(c, pc))
-                .expect("locked");
-            if st.forward.is_some() || *amount > st.current {
-                return Err(budget_violation(&pc.currency, amount, &st.current));
-            }
-        }
-        let mut emitted = Vec::new();
-        for (pc, amount) in &to_reserve {
-            let (_, st) = locked
-                .iter_mut()
-                .find(|(c, _)| Arc::ptr_eq(c, pc))
-                .expect("locked");
-            let next = checked_sub(st.current, *amount)?;
-            emitted.extend(pc.set(st, next));
-        }
-        drop(locked);
+        let emitted = counter::reserve_all(&to_reserve)?;
 
         let guard = LeaseGuard {
             inner: Arc::new(Inner {
@@ -511,30 +384,10 @@ impl Inner {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Vec::new();
         }
-        let mut emitted = Vec::new();
-        for (own, parent) in &self.reserved {
-            let mut locked = lock_all(&[own, parent]);
-            let returned = {
-                let (_, st) = locked
-                    .iter_mut()
-                    .find(|(c, _)| Arc::ptr_eq(c, own))
-                    .expect("locked");
-                let r = st.current;
-                st.current = Decimal::ZERO;
-                st.forward = Some(parent.clone());
-                own.exhausted.store(true, Ordering::Release);
-                r
-            };
-            let (_, st) = locked
-                .iter_mut()
-                .find(|(c, _)| Arc::ptr_eq(c, parent))
-                .expect("locked");
-            if st.forward.is_none() {
-                let next = checked_add(st.current, returned).unwrap_or(st.current);
-                emitted.extend(parent.set(st, next));
-            }
-        }
-        emitted
+        self.reserved
+            .iter()
+            .filter_map(|(own, parent)| counter::return_to_parent(own, parent))
+            .collect()
     }
 }
 
@@ -553,26 +406,6 @@ fn denied(capability: &str, target: &str, why: &str) -> Error {
     )
     .with_detail("capability", capability)
     .with_detail("target", target)
-}
-
-/// Checks a decimal given directly (not parsed): non-negative, <= 15 integer and 9 fraction digits.
-pub(crate) fn validate_amount(d: Decimal) -> Result<()> {
-    let n = d.normalize();
-    let int_digits = n
-        .trunc()
-        .mantissa()
-        .unsigned_abs()
-        .checked_ilog10()
-        .map_or(0, |l| l + 1);
-    if n.is_sign_negative() && !n.is_zero()
-        || n.scale() > MAX_FRACTION_DIGITS as u32
-        || int_digits > MAX_INTEGER_DIGITS as u32
-    {
-        return Err(Error::invalid(format!(
-            "invalid amount {d}: must be non-negative with at most 15 integer and 9 fraction digits"
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -206,6 +206,11 @@ pub fn validate_lease_shape(v: &Value) -> Result<()> {
     Lease::from_value(v).map(|_| ())
 }
 
+/// The initial counters of a lease: its summed `cost.budget` (what a new guard starts from).
+pub fn initial_budget(lease: &Lease) -> BTreeMap<String, Decimal> {
+    lease.budget().clone()
+}
+
 impl PartialEq for Lease {
     fn eq(&self, other: &Lease) -> bool {
         self.to_map() == other.to_map()

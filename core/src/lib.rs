@@ -21,6 +21,7 @@ pub mod canonical;
 pub mod capability;
 pub mod error;
 pub mod expiry;
+pub mod governor;
 pub mod guard;
 pub mod lease;
 pub mod narrow;
@@ -28,8 +29,8 @@ pub mod pattern;
 pub mod subset;
 
 pub use budget::{
-    BudgetEntry, Decimal, amount_from_f64, check_budget_remaining, format_amount, initial_budget,
-    parse_amount, parse_budget_amount, parse_decimal, sum_budget_entries,
+    BudgetEntry, Decimal, amount_from_f64, check_budget_remaining, format_amount, parse_amount,
+    parse_budget_amount, parse_decimal, sum_budget_entries,
 };
 pub use canonical::canonicalize_target;
 pub use capability::{
@@ -40,8 +41,9 @@ pub use expiry::{
     Clock, LeaseConstraints, ManualClock, SystemClock, Timestamp, parse_expires_at,
     validate_lease_constraints,
 };
-pub use guard::{GuardOptions, LeaseGuard, Metric};
-pub use lease::{Lease, validate_lease_shape};
+pub use governor::{Governor, GovernorOptions, Policy};
+pub use guard::{GuardOptions, LeaseGuard, Metric, REMAINING_METRIC};
+pub use lease::{Lease, initial_budget, validate_lease_shape};
 pub use narrow::{Narrowed, Reduction, narrow_constraints, narrow_lease};
 pub use pattern::{match_pattern, validate_pattern};
 pub use subset::{SubsetOptions, check_lease_subset, is_lease_subset};

@@ -622,3 +622,30 @@ fn lease_wide_bounds_are_reported_not_silently_dropped() {
     let d = report.diagnostics.iter().find(|d| d.is_error()).unwrap();
     assert_eq!((d.code.as_str(), d.line), ("lease-pattern", 0));
 }
+
+#[test]
+fn mounts_are_read_once_for_the_lease_and_for_summaries() {
+    use leasekit::agentfile::Mount;
+    let af = parse("AGENT a\nMOUNT /workspace rw\nMOUNT /data ro\nTOOL x:y\n");
+    let mounts: Vec<Mount<'_>> = af.mounts().collect();
+    assert_eq!(
+        mounts,
+        [
+            Mount {
+                path: "/workspace",
+                writable: true
+            },
+            Mount {
+                path: "/data",
+                writable: false
+            }
+        ]
+    );
+    let tool = &af.directives()[3];
+    assert_eq!(tool.mount(), None);
+    let lease = leasekit::agentfile::agentfile_lease(&af)
+        .unwrap()
+        .to_value();
+    assert_eq!(lease["fs.write"], json!(["/workspace", "/workspace/**"]));
+    assert_eq!(lease["fs.read"].as_array().unwrap().len(), 4);
+}

@@ -62,11 +62,8 @@ pub fn run(args: &CheckArgs, style: &Style) -> Result<Report, Failure> {
         .iter()
         .map(|target| Verdict {
             target: target.clone(),
-            result: if args.capability == "model.use" {
-                guard.authorize_model(target)
-            } else {
-                guard.authorize(&args.capability, target)
-            },
+            // `authorize("model.use", id)` is `authorize_model(id)` in the core.
+            result: guard.authorize(&args.capability, target),
         })
         .collect();
     let denied = verdicts.iter().any(|v| v.result.is_err());

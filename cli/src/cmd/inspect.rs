@@ -3,7 +3,10 @@
 //! The summary only groups what the parsed Agentfile already holds (directives, credential
 //! references, diagnostics); the lease, digests and diagnostics come from the core.
 
-use leasekit::agentfile::{Agentfile, Directive, Severity, agentfile_lease, lint, package_digest};
+use leasekit::agentfile::{
+    Agentfile, Directive, Severity, agentfile_lease, is_pinned_reference, lint, package_digest,
+    unpinned_base,
+};
 use serde_json::{Value, json};
 
 use crate::Report;
@@ -24,23 +27,10 @@ fn firsts(af: &Agentfile, name: &str) -> Vec<String> {
         .collect()
 }
 
-/// True when a reference is pinned by a content digest.
-fn is_pinned(reference: &str) -> bool {
-    reference.contains("@sha256:") || reference.starts_with("sha256:")
-}
-
 /// Builds the summary as JSON (the text form is rendered from it).
 fn summary(af: &Agentfile) -> Value {
-    let mut read = Vec::new();
-    let mut write = Vec::new();
-    for d in af.directives_named("MOUNT") {
-        if let (Some(path), Some(mode)) = (d.arg(0), d.arg(1)) {
-            read.push(path.to_string());
-            if mode == "rw" {
-                write.push(path.to_string());
-            }
-        }
-    }
+    let read: Vec<&str> = af.mounts().map(|m| m.path).collect();
+    let write: Vec<&str> = af.mounts().filter(|m| m.writable).map(|m| m.path).collect();
     let servers: Vec<Value> = af
         .directives_named("SERVER")
         .map(|d| json!({"name": d.arg(0), "url": d.arg(1)}))
@@ -67,13 +57,11 @@ fn summary(af: &Agentfile) -> Value {
     let mut unpinned = Vec::new();
     for d in af.directives() {
         for a in (0..).map_while(|i| d.arg(i)) {
-            if is_pinned(a) {
+            if is_pinned_reference(a) {
                 pinned.push(json!({"directive": &*d.name, "reference": a, "line": d.line}));
             }
         }
-        if matches!(&*d.name, "FROM" | "IMAGE")
-            && let Some(r) = d.arg(0).filter(|r| *r != "scratch" && !is_pinned(r))
-        {
+        if let Some(r) = unpinned_base(d) {
             unpinned.push(json!({"directive": &*d.name, "reference": r, "line": d.line}));
         }
     }

@@ -76,6 +76,21 @@ impl Directive {
         self.args().nth(i)
     }
 
+    /// For `MOUNT path ro|rw`: the path and whether the agent may write there (`rw`);
+    /// `None` for other directives and for a `MOUNT` without both arguments. This is the one
+    /// reading of a mount: the derived lease (`fs.read`, plus `fs.write` when writable) and
+    /// every summary use it.
+    pub fn mount(&self) -> Option<Mount<'_>> {
+        if self.name != "MOUNT" {
+            return None;
+        }
+        let (path, mode) = (self.arg(0)?, self.arg(1)?);
+        Some(Mount {
+            path,
+            writable: mode == "rw",
+        })
+    }
+
     /// For `SOP`: true when this is the single-line reference form.
     pub fn is_sop_reference(&self) -> bool {
         self.name == "SOP" && self.block.is_none() && self.args().count() == 1
@@ -98,6 +113,15 @@ impl Serialize for Directive {
         }
         st.end()
     }
+}
+
+/// A `MOUNT` read as a grant (see [`Directive::mount`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mount<'a> {
+    /// The path the agent sees.
+    pub path: &'a str,
+    /// Mode `rw`: the agent may write (`fs.write`) as well as read.
+    pub writable: bool,
 }
 
 /// Where a runner injects a credential on an allowed request.
@@ -272,6 +296,11 @@ impl Agentfile {
             .next()
             .and_then(|d| d.arg(0))
             .and_then(AuditLevel::parse)
+    }
+
+    /// Every `MOUNT`, in file order (see [`Directive::mount`]).
+    pub fn mounts(&self) -> impl Iterator<Item = Mount<'_>> {
+        self.directives.iter().filter_map(Directive::mount)
     }
 
     /// The `POLICY` directives that have a captured block.

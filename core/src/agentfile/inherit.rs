@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use super::args::parse_rate;
 use super::ast::{Agentfile, AuditLevel};
 use super::lease::agentfile_lease;
+use super::values::parse_rate;
 use crate::{Error, ErrorCode, SubsetOptions, check_lease_subset};
 
 fn violation(msg: String) -> Error {
@@ -135,7 +135,7 @@ fn timeout(af: &Agentfile) -> Option<u64> {
     af.directives_named("TIMEOUT")
         .next()
         .and_then(|d| d.arg(0))
-        .and_then(super::args::parse_uint)
+        .and_then(super::values::parse_uint)
 }
 
 /// Host pattern `child` is within `parent`: equal, or parent `*.x` covers `a.x` and `*.a.x`.

@@ -38,10 +38,10 @@ pub(crate) fn directive_patterns(d: &Directive) -> crate::Result<Vec<(&'static s
             }
         }
         "MOUNT" => {
-            if let (Some(path), Some(mode)) = (d.arg(0), d.arg(1)) {
-                out.extend(with_subtree(path).map(|p| ("fs.read", p)));
-                if mode == "rw" {
-                    out.extend(with_subtree(path).map(|p| ("fs.write", p)));
+            if let Some(m) = d.mount() {
+                out.extend(with_subtree(m.path).map(|p| ("fs.read", p)));
+                if m.writable {
+                    out.extend(with_subtree(m.path).map(|p| ("fs.write", p)));
                 }
             }
         }

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use super::ast::Agentfile;
 use super::diagnostics::{Diagnostic, Severity, codes, sort_by_position};
 use super::lease::directive_patterns;
+use super::refs::is_mutable_ref;
 
 /// Tool names (the part after `ns:`, split on `.`, `_`, `-`) that make a tool high-risk.
 const HIGH_RISK: &[&str] = &["shell", "exec", "browser", "bash", "terminal", "computer"];
@@ -184,18 +185,6 @@ fn is_dns_label(s: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
-/// `latest`, or no tag and no digest (`scratch` excepted).
-pub(crate) fn is_mutable_ref(r: &str) -> bool {
-    if r == "scratch" || r.contains("@sha256:") {
-        return false;
-    }
-    let last = r.rsplit('/').next().unwrap_or(r);
-    match last.rsplit_once(':') {
-        Some((_, tag)) => tag == "latest" || tag.is_empty(),
-        None => true,
-    }
-}
-
 fn is_high_risk(tool: &str) -> bool {
     let name = tool.split_once(':').map_or(tool, |(_, n)| n);
     name.to_ascii_lowercase()
@@ -206,16 +195,6 @@ fn is_high_risk(tool: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mutable_refs() {
-        assert!(is_mutable_ref("python"));
-        assert!(is_mutable_ref("ghcr.io/org/base:latest"));
-        assert!(is_mutable_ref("localhost:5000/base"));
-        assert!(!is_mutable_ref("ghcr.io/org/base-agent:1.4"));
-        assert!(!is_mutable_ref("scratch"));
-        assert!(!is_mutable_ref("org/base@sha256:abc"));
-    }
 
     #[test]
     fn risk() {

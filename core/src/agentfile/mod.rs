@@ -26,8 +26,10 @@
 //! and the lockfile cannot carry a secret value. The raw source text is not kept (only its
 //! sha256).
 
+mod arg_context;
 mod args;
 mod ast;
+mod cred;
 mod diagnostics;
 mod directives;
 mod inherit;
@@ -36,11 +38,13 @@ mod lint;
 mod lockfile;
 mod parser;
 mod policy;
+mod refs;
+mod values;
 
 use serde::Serialize;
 
 pub use ast::{
-    Agentfile, AuditLevel, Block, Cred, Directive, Inject, REDACTED, Span, SyntaxMarker,
+    Agentfile, AuditLevel, Block, Cred, Directive, Inject, Mount, REDACTED, Span, SyntaxMarker,
 };
 pub use diagnostics::{Diagnostic, Severity, codes};
 pub use directives::{DIRECTIVES, DirectiveInfo, Profile, directive_info};
@@ -53,6 +57,8 @@ pub use lockfile::{
 };
 pub use parser::SYNTAX_V01;
 pub use policy::{PolicyDecision, evaluate_policy};
+pub(crate) use policy::{cedar_string as cedar_literal, policy_sources};
+pub use refs::{is_pinned_reference, unpinned_base};
 
 /// Parser options. The default is strict mode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -6,7 +6,8 @@
 use std::borrow::Cow;
 
 use super::ParseOptions;
-use super::args::{Tok, check_arguments};
+use super::arg_context::Tok;
+use super::args::check_arguments;
 use super::ast::{Agentfile, Block, Directive, SourceDigest, Span, SyntaxMarker};
 use super::diagnostics::{Diagnostic, Severity, codes, sort_by_position};
 use super::directives::{
@@ -330,7 +331,7 @@ impl<'t> Parser<'t> {
         if name == "POLICY" && args.len() == 2 && args[0].s.contains('.') {
             self.signal_newer(no, col, "a `POLICY <key> <value>` request");
         }
-        let checked = check_arguments(name, no, col, args, self.compat, &mut self.diags);
+        let checked = check_arguments(info, no, col, args, self.compat, &mut self.diags);
         let idx = self.directives.len();
         let text = checked
             .redacted_text

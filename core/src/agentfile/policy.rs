@@ -107,7 +107,7 @@ fn lower(af: &Agentfile, d: &Directive) -> Option<PolicySource> {
             ),
         ),
         "RATELIMIT" => {
-            let (count, _) = super::args::parse_rate(target)?;
+            let (count, _) = super::values::parse_rate(target)?;
             let target = d.arg(0)?;
             let text = format!(
                 "forbid(principal, {ACTION}, resource) when {{ {} }} unless {{ context has rate_count && context.rate_count < {count} }};",

@@ -203,6 +203,40 @@ fn delegation_reserves_and_returns() {
 }
 
 #[test]
+fn is_exhausted_follows_the_counters_and_the_gate() {
+    let (g, _) = guard(
+        r#"{"tool.call": ["web.*"], "cost.budget": ["USD:1", "EUR:2"]}"#,
+        None,
+    );
+    assert!(!g.is_exhausted());
+    assert_eq!(g.exhausted_currency(), None);
+    g.record_metric("cost.x", "1", "EUR").unwrap();
+    assert!(!g.is_exhausted());
+    g.record_metric("cost.x", "1.5", "USD").unwrap(); // overspend: -0.5
+    assert!(g.is_exhausted());
+    assert_eq!(g.exhausted_currency(), Some("USD"));
+    let e = g.authorize("tool.call", "web.search").unwrap_err();
+    assert_eq!(e.code(), ErrorCode::BudgetExhausted);
+    assert_eq!(e.details()["currency"].as_str(), Some("USD"));
+    // a lease without a budget is never exhausted; a zero budget is at once
+    let (free, _) = guard(r#"{"tool.call": ["web.*"]}"#, None);
+    assert!(!free.is_exhausted());
+    let (zero, _) = guard(r#"{"cost.budget": ["USD:0"]}"#, None);
+    assert!(zero.is_exhausted());
+    // a closed child's own counter went back to the parent: exhausted for the child only
+    let (p, _) = guard(r#"{"cost.budget": ["USD:5"]}"#, None);
+    let c = p
+        .delegate(
+            Lease::from_json(r#"{"cost.budget": ["USD:1"]}"#).unwrap(),
+            LeaseConstraints::none(),
+        )
+        .unwrap();
+    assert!(!c.is_exhausted());
+    c.close();
+    assert!(c.is_exhausted() && !p.is_exhausted());
+}
+
+#[test]
 fn dropping_a_child_returns_its_budget() {
     let (p, _) = guard(r#"{"cost.budget": ["USD:5"]}"#, None);
     {

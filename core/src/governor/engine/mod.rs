@@ -1,0 +1,370 @@
+//! The decision engine (SEMANTICS 13.2-13.10): pure logic over [`State`], with an injected
+//! clock and id source. Each command starts by rolling the UTC day and sweeping expired
+//! leases, then decides; every change is recorded as touched rows so a store can commit it.
+
+mod acquire;
+mod approvals;
+mod policy_cmds;
+mod release;
+mod reports;
+mod safety;
+pub mod state;
+mod sweep;
+mod tools;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+pub use state::State;
+
+use crate::governor::audit::{AuditRecord, GENESIS_HASH};
+use crate::governor::policy::{BundleKey, GovernorOptions, Policy, Settings};
+use crate::governor::store::{Batch, Snapshot, Table};
+use crate::governor::wire::format_time_ms;
+use crate::{Clock, Error, ErrorCode};
+
+/// Where ids come from (SEMANTICS 13.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IdSource {
+    /// 128-bit random, lower-case hex (production).
+    #[default]
+    Random,
+    /// `lease-N`, `approval-N`, `appr-N`, `sub-N` (tests, conformance).
+    Deterministic,
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+/// The engine: state, active policy, settings, clock, ids, and the changes of the command
+/// in progress.
+pub struct Engine {
+    pub(crate) st: State,
+    pub(crate) policy: Policy,
+    pub(crate) settings: Settings,
+    pub(crate) options: GovernorOptions,
+    pub(crate) keys: Vec<BundleKey>,
+    clock: Arc<dyn Clock>,
+    ids: IdSource,
+    pub(crate) now: i64,
+    pub(crate) audit_ok: bool,
+    track_rows: bool,
+    dirty_leases: BTreeSet<String>,
+    dirty_approvals: BTreeSet<String>,
+    dirty_idem: BTreeSet<String>,
+    dirty_meta: bool,
+    audit_lines: Vec<String>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("policy", &self.policy.version())
+            .finish()
+    }
+}
+
+impl Engine {
+    /// Opens an engine on a store's snapshot (`None`: a fresh store, `policy` recorded as the
+    /// first activation). On a reopen the last activated policy wins and expired leases are
+    /// settled and audited `lease_expired_by_restart`.
+    pub fn open(
+        snapshot: Option<Snapshot>,
+        policy: Policy,
+        options: GovernorOptions,
+        clock: Arc<dyn Clock>,
+        ids: IdSource,
+        track_rows: bool,
+    ) -> crate::Result<Engine> {
+        let keys = options
+            .allowed_public_keys_base64
+            .iter()
+            .map(|k| BundleKey::from_spki_base64(k))
+            .collect::<crate::Result<Vec<_>>>()?;
+        let fresh = snapshot.is_none();
+        let st = match snapshot {
+            None => {
+                let mut st = State::default();
+                st.meta.audit.head = GENESIS_HASH.to_string();
+                st.meta.policy.history.push(state::PolicyRec {
+                    version: policy.version().to_string(),
+                    content: policy.source().clone(),
+                    hash: policy.hash().to_string(),
+                });
+                st
+            }
+            Some(s) => restore(&s)?,
+        };
+        let active = st
+            .meta
+            .policy
+            .history
+            .get(st.meta.policy.active)
+            .ok_or_else(|| internal("stored policy history is empty"))?;
+        let policy = if fresh {
+            policy
+        } else {
+            Policy::with_hash(active.content.clone(), active.hash.clone())?
+        };
+        let settings = Settings::resolve(&policy.doc().limits, &options.limits);
+        let mut e = Engine {
+            st,
+            policy,
+            settings,
+            options,
+            keys,
+            clock,
+            ids,
+            now: 0,
+            audit_ok: true,
+            track_rows,
+            dirty_leases: BTreeSet::new(),
+            dirty_approvals: BTreeSet::new(),
+            dirty_idem: BTreeSet::new(),
+            dirty_meta: fresh,
+            audit_lines: Vec::new(),
+        };
+        if !fresh {
+            e.begin_at(true)?;
+        }
+        Ok(e)
+    }
+
+    /// The state (for tests and invariants).
+    pub fn state(&self) -> &State {
+        &self.st
+    }
+
+    /// The active policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The resolved limits.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Starts a command: reads the clock, rolls the day, sweeps expired leases.
+    pub fn begin(&mut self, audit_ok: bool) -> crate::Result<()> {
+        self.audit_ok = audit_ok;
+        self.begin_at(false)
+    }
+
+    fn begin_at(&mut self, restart: bool) -> crate::Result<()> {
+        self.now = self.clock.now()?.unix_millis();
+        let today = self.now.div_euclid(DAY_MS);
+        if self.st.meta.pools.budget_day != today {
+            self.st.meta.pools.budget_day = today;
+            self.st.meta.pools.budget_used = 0;
+            self.dirty_meta = true;
+        }
+        self.sweep(restart);
+        Ok(())
+    }
+
+    /// Takes the changes made since the last call.
+    pub fn take_changes(&mut self) -> Batch {
+        let mut b = Batch {
+            audit: std::mem::take(&mut self.audit_lines),
+            ..Batch::default()
+        };
+        if !self.track_rows {
+            self.dirty_leases.clear();
+            self.dirty_approvals.clear();
+            self.dirty_idem.clear();
+            self.dirty_meta = false;
+            return b;
+        }
+        for id in std::mem::take(&mut self.dirty_leases) {
+            let body = self.st.leases.get(&id).map(|r| to_json(r));
+            b.rows.insert((Table::Lease, id), body);
+        }
+        for id in std::mem::take(&mut self.dirty_approvals) {
+            let body = self.st.approvals.get(&id).map(|r| to_json(r));
+            b.rows.insert((Table::Approval, id), body);
+        }
+        for id in std::mem::take(&mut self.dirty_idem) {
+            let body = self.st.idem.get(&id).map(|r| to_json(r));
+            b.rows.insert((Table::Idem, id), body);
+        }
+        if std::mem::take(&mut self.dirty_meta) {
+            b.meta = Some(to_json(&self.st.meta));
+        }
+        b
+    }
+
+    pub(crate) fn touch_lease(&mut self, id: &str) {
+        if self.track_rows {
+            self.dirty_leases.insert(id.to_string());
+        }
+        self.dirty_meta = true;
+    }
+
+    pub(crate) fn touch_approval(&mut self, id: &str) {
+        if self.track_rows {
+            self.dirty_approvals.insert(id.to_string());
+        }
+        self.dirty_meta = true;
+    }
+
+    pub(crate) fn touch_idem(&mut self, key: &str) {
+        if self.track_rows {
+            self.dirty_idem.insert(key.to_string());
+        }
+        self.dirty_meta = true;
+    }
+
+    pub(crate) fn touch_meta(&mut self) {
+        self.dirty_meta = true;
+    }
+
+    pub(crate) fn time(&self) -> String {
+        format_time_ms(self.now)
+    }
+
+    pub(crate) fn today(&self) -> i64 {
+        self.now.div_euclid(DAY_MS)
+    }
+
+    /// Milliseconds to the next UTC midnight.
+    pub(crate) fn ms_to_midnight(&self) -> u64 {
+        ((self.today() + 1) * DAY_MS - self.now) as u64
+    }
+
+    pub(crate) fn next_midnight_iso(&self) -> String {
+        format_time_ms((self.today() + 1) * DAY_MS)
+    }
+
+    /// Writes an audit record. `false` when audit is unavailable (the caller decides; a
+    /// record that cannot be written counts in `failedAuditWrites`).
+    pub(crate) fn audit(&mut self, rec: AuditRecord) -> Option<String> {
+        if !self.audit_ok {
+            self.st.meta.metrics.failed_audit_writes += 1;
+            self.dirty_meta = true;
+            return None;
+        }
+        let (line, hash) = rec.seal(&self.st.meta.audit.head);
+        self.st.meta.audit.head = hash.clone();
+        self.st.meta.audit.count += 1;
+        self.audit_lines.push(line);
+        self.dirty_meta = true;
+        Some(hash)
+    }
+
+    /// A base audit record with the policy hash.
+    pub(crate) fn record(&self, event: &str) -> AuditRecord {
+        let mut r = AuditRecord::new(event, self.time());
+        r.s("policyHash", self.policy.hash());
+        r
+    }
+
+    pub(crate) fn next_lease_id(&mut self) -> String {
+        self.st.meta.ids.lease += 1;
+        match self.ids {
+            IdSource::Deterministic => format!("lease-{}", self.st.meta.ids.lease),
+            IdSource::Random => random_hex(),
+        }
+    }
+
+    pub(crate) fn next_approval_id(&mut self) -> String {
+        self.st.meta.ids.approval += 1;
+        match self.ids {
+            IdSource::Deterministic => format!("approval-{}", self.st.meta.ids.approval),
+            IdSource::Random => random_hex(),
+        }
+    }
+
+    pub(crate) fn next_token(&mut self) -> String {
+        self.st.meta.ids.token += 1;
+        match self.ids {
+            IdSource::Deterministic => format!("appr-{}", self.st.meta.ids.token),
+            IdSource::Random => format!("appr-{}", random_hex()),
+        }
+    }
+
+    pub(crate) fn next_sub_id(&mut self) -> String {
+        self.st.meta.ids.sub += 1;
+        match self.ids {
+            IdSource::Deterministic => format!("sub-{}", self.st.meta.ids.sub),
+            IdSource::Random => random_hex(),
+        }
+    }
+
+    /// Installs a policy as active (resizing pools at once).
+    pub(crate) fn install_policy(&mut self, p: Policy) {
+        self.settings = Settings::resolve(&p.doc().limits, &self.options.limits);
+        self.policy = p;
+    }
+}
+
+/// SHA-256 hex.
+pub(crate) fn sha256_hex(s: &str) -> String {
+    hex::encode(Sha256::digest(s.as_bytes()))
+}
+
+/// Constant-time equality of two equal-length strings (token hashes).
+pub(crate) fn ct_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn random_hex() -> String {
+    let mut b = [0u8; 16];
+    if getrandom::fill(&mut b).is_err() {
+        // No randomness: fall back to time and a counter hashed (never reused within a process).
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        let seed = format!(
+            "{:?}{}",
+            std::time::SystemTime::now(),
+            N.fetch_add(1, Ordering::Relaxed)
+        );
+        b.copy_from_slice(&Sha256::digest(seed.as_bytes())[..16]);
+    }
+    hex::encode(b)
+}
+
+fn internal(msg: &str) -> Error {
+    Error::new(ErrorCode::InternalError, msg)
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("state serializes")
+}
+
+fn restore(s: &Snapshot) -> crate::Result<State> {
+    let bad =
+        |what: &str, e: serde_json::Error| internal(&format!("stored {what} is corrupt: {e}"));
+    let mut st = State {
+        meta: serde_json::from_str(&s.meta).map_err(|e| bad("meta", e))?,
+        ..State::default()
+    };
+    for (t, id, body) in &s.rows {
+        match t {
+            Table::Lease => {
+                st.leases.insert(
+                    id.clone(),
+                    serde_json::from_str(body).map_err(|e| bad("lease", e))?,
+                );
+            }
+            Table::Approval => {
+                st.approvals.insert(
+                    id.clone(),
+                    serde_json::from_str(body).map_err(|e| bad("approval", e))?,
+                );
+            }
+            Table::Idem => {
+                st.idem.insert(
+                    id.clone(),
+                    serde_json::from_str(body).map_err(|e| bad("idem", e))?,
+                );
+            }
+        }
+    }
+    Ok(st)
+}

@@ -1,0 +1,148 @@
+//! `StagePolicyBundle`, `ActivatePolicy`, `RollbackPolicy` (SEMANTICS 13.9): the signature is
+//! checked at stage and again at activation; activated policies are kept with their content;
+//! rollback re-activates an earlier activated version (a staged bundle stays staged).
+
+use super::Engine;
+use super::state::{PolicyRec, StagedRec};
+use crate::governor::policy::{Policy, policy_hash, verify_bundle};
+use crate::governor::wire::{
+    ActivatePolicyRequest, ActivatePolicyResponse, PolicyBundle, RollbackPolicyRequest,
+    StagePolicyBundleResponse,
+};
+
+impl Engine {
+    fn signature_ok(&self, b: &PolicyBundle) -> bool {
+        !self.options.require_signed_bundles || verify_bundle(b, &self.keys)
+    }
+
+    fn bundle_policy(b: &PolicyBundle) -> Result<(Policy, String), String> {
+        let value: serde_json::Value = serde_json::from_str(&b.policy_content_json)
+            .map_err(|e| format!("invalid policy: not JSON: {e}"))?;
+        let hash = policy_hash(&value).map_err(|e| format!("invalid policy: {}", e.message()))?;
+        let p = Policy::with_hash(value, hash.clone())
+            .map_err(|e| format!("invalid policy: {}", e.message()))?;
+        Ok((p.with_version(&b.version), hash))
+    }
+
+    /// `StagePolicyBundle` (one staging slot: a new stage replaces the old).
+    pub fn stage_policy(&mut self, b: PolicyBundle) -> StagePolicyBundleResponse {
+        let refuse = |m: String| StagePolicyBundleResponse {
+            accepted: false,
+            message: m,
+            ..Default::default()
+        };
+        if !self.signature_ok(&b) {
+            return refuse("invalid policy bundle signature".into());
+        }
+        let (_, hash) = match Self::bundle_policy(&b) {
+            Ok(p) => p,
+            Err(m) => return refuse(m),
+        };
+        if !self.audit_ok {
+            self.st.meta.metrics.failed_audit_writes += 1;
+            self.touch_meta();
+            return refuse("audit_unavailable".into());
+        }
+        let mut rec = self.record("policy_staged");
+        rec.s("stagedPolicyVersion", &b.version)
+            .s("stagedPolicyHash", &hash)
+            .s("author", &b.author)
+            .s("createdAtUtc", &b.created_at_utc)
+            .s("decision", "staged");
+        self.audit(rec);
+        let version = b.version.clone();
+        self.st.meta.policy.staged = Some(StagedRec {
+            bundle: b,
+            hash: hash.clone(),
+        });
+        self.touch_meta();
+        StagePolicyBundleResponse {
+            accepted: true,
+            message: "policy staged".into(),
+            staged_policy_hash: hash,
+            staged_policy_version: version,
+        }
+    }
+
+    fn active_response(&self, activated: bool, message: &str) -> ActivatePolicyResponse {
+        ActivatePolicyResponse {
+            activated,
+            message: message.into(),
+            active_policy_hash: self.policy.hash().to_string(),
+            active_policy_version: self.policy.version().to_string(),
+        }
+    }
+
+    /// `ActivatePolicy`.
+    pub fn activate_policy(&mut self, req: ActivatePolicyRequest) -> ActivatePolicyResponse {
+        let Some(staged) = self.st.meta.policy.staged.clone() else {
+            return self.active_response(false, "no staged policy");
+        };
+        if !req.version.is_empty() && !req.version.eq_ignore_ascii_case(&staged.bundle.version) {
+            return self.active_response(false, "staged policy version mismatch");
+        }
+        if !self.signature_ok(&staged.bundle) {
+            return self.active_response(false, "invalid policy bundle signature");
+        }
+        let (policy, hash) = match Self::bundle_policy(&staged.bundle) {
+            Ok(p) => p,
+            Err(m) => return self.active_response(false, &m),
+        };
+        if !self.audit_ok {
+            self.st.meta.metrics.failed_audit_writes += 1;
+            self.touch_meta();
+            return self.active_response(false, "audit_unavailable");
+        }
+        self.st.meta.policy.history.push(PolicyRec {
+            version: staged.bundle.version.clone(),
+            content: policy.source().clone(),
+            hash,
+        });
+        self.st.meta.policy.active = self.st.meta.policy.history.len() - 1;
+        self.st.meta.policy.staged = None;
+        self.install_policy(policy);
+        let mut rec = self.record("policy_activated");
+        rec.s("decision", "activated")
+            .s("recommendation", self.policy.version());
+        self.audit(rec);
+        self.touch_meta();
+        self.active_response(true, "policy activated")
+    }
+
+    /// `RollbackPolicy`.
+    pub fn rollback_policy(&mut self, req: RollbackPolicyRequest) -> ActivatePolicyResponse {
+        let found = self
+            .st
+            .meta
+            .policy
+            .history
+            .iter()
+            .rposition(|p| p.version == req.version);
+        let Some(i) = found else {
+            return self.active_response(false, "policy version not found");
+        };
+        let rec_p = self.st.meta.policy.history[i].clone();
+        let policy = match Policy::with_hash(rec_p.content.clone(), rec_p.hash.clone()) {
+            Ok(p) => p,
+            Err(e) => {
+                return self.active_response(false, &format!("invalid policy: {}", e.message()));
+            }
+        };
+        if !self.audit_ok {
+            self.st.meta.metrics.failed_audit_writes += 1;
+            self.touch_meta();
+            return self.active_response(false, "audit_unavailable");
+        }
+        let from = self.policy.version().to_string();
+        self.st.meta.policy.history.push(rec_p);
+        self.st.meta.policy.active = self.st.meta.policy.history.len() - 1;
+        self.install_policy(policy);
+        let mut rec = self.record("policy_rolled_back");
+        rec.s("decision", "activated")
+            .s("fromPolicyVersion", &from)
+            .s("recommendation", self.policy.version());
+        self.audit(rec);
+        self.touch_meta();
+        self.active_response(true, "policy rolled back")
+    }
+}

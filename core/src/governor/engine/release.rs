@@ -1,0 +1,155 @@
+//! `Release` (SEMANTICS 13.4): the reservation is replaced by the actuals (same UTC day
+//! only), actual tokens replace the estimate in the rate window, the lease's slots and
+//! sub-leases are freed; a late release of an expired lease is `leaseExpired`; a second
+//! release with the same `idempotencyKey` replays the first response.
+
+use super::Engine;
+use super::state::LeaseStatus;
+use super::sweep::lease_fields;
+use crate::governor::wire::{
+    LeaseOutcome, LeaseReceipt, ProviderErrorClassification, ReleaseClassification, ReleaseRequest,
+    ReleaseResponse,
+};
+use crate::{Error, ErrorCode};
+
+fn recommendation(req: &ReleaseRequest) -> &'static str {
+    match req.provider_error_classification {
+        ProviderErrorClassification::RateLimited => "backoff and retry",
+        ProviderErrorClassification::Timeout => "reduce context or increase provider timeout",
+        ProviderErrorClassification::ContextTooLarge => "reduce context tokens or chunks",
+        ProviderErrorClassification::ModelUnavailable => "switch model",
+        ProviderErrorClassification::Unauthorized => "check provider credentials",
+        _ if req.outcome == LeaseOutcome::PolicyDenied => "request approval or update policy",
+        _ => "continue",
+    }
+}
+
+impl Engine {
+    /// `Release`. Fails (an internal error, nothing changed) only when the audit record of
+    /// the settlement cannot be written.
+    pub fn release(&mut self, req: ReleaseRequest) -> crate::Result<ReleaseResponse> {
+        let not_found = |e: &Engine| ReleaseResponse {
+            classification: ReleaseClassification::LeaseNotFound,
+            recommendation: "lease missing or already expired".into(),
+            idempotency_key: req.idempotency_key.clone(),
+            policy_version: e.policy.version().to_string(),
+            policy_hash: e.policy.hash().to_string(),
+            receipt: None,
+        };
+        let Some(l) = self.st.leases.get(&req.lease_id) else {
+            return Ok(not_found(self));
+        };
+        let status = l.status;
+        if status == LeaseStatus::Released {
+            return Ok(match &l.release {
+                Some((key, resp))
+                    if !req.idempotency_key.is_empty() && *key == req.idempotency_key =>
+                {
+                    resp.clone()
+                }
+                _ => not_found(self),
+            });
+        }
+        if !self.audit_ok {
+            self.st.meta.metrics.failed_audit_writes += 1;
+            self.touch_meta();
+            return Err(Error::new(
+                ErrorCode::InternalError,
+                "audit_unavailable: the release cannot be recorded; nothing was changed",
+            ));
+        }
+        let id = req.lease_id.clone();
+        let today = self.today();
+        let now = self.now;
+        let retention = self.settings.idempotency_retention_ms as i64;
+        let l = self.st.leases.get_mut(&id).expect("checked");
+        let (reserved, day, compute, actor) =
+            (l.reserved, l.day, l.compute, l.request.actor_id.clone());
+        let scopes = [
+            format!("org:{}", l.request.org_id),
+            format!("ws:{}", l.request.workspace_id),
+            format!("actor:{}", l.request.actor_id),
+        ];
+        l.status = LeaseStatus::Released;
+        l.subs.clear();
+        l.retain_until = now + retention;
+        let chain = l.approval_chain.clone();
+        let summaries = l.context_summaries.clone();
+        // Settle the day's spend (a settlement after that day changes no pool).
+        if day == today {
+            let pools = &mut self.st.meta.pools;
+            pools.budget_used = pools.budget_used.saturating_sub(reserved) + req.actual_cost_cents;
+            for key in scopes {
+                if let Some(c) = self.st.meta.scoped.get_mut(&key).filter(|c| c.day == day) {
+                    c.used = c.used.saturating_sub(reserved) + req.actual_cost_cents;
+                }
+            }
+        }
+        if status == LeaseStatus::Live {
+            let pools = &mut self.st.meta.pools;
+            pools.in_flight = pools.in_flight.saturating_sub(1);
+            pools.compute_used = pools.compute_used.saturating_sub(compute);
+            self.release_actor_slot(&actor);
+        }
+        let actual_tokens =
+            u64::from(req.actual_prompt_tokens) + u64::from(req.actual_output_tokens);
+        if let Some(e) = self.st.meta.rate.iter_mut().find(|e| e.lease == id) {
+            e.tokens = actual_tokens;
+        }
+        let classification = if status == LeaseStatus::Expired {
+            ReleaseClassification::LeaseExpired
+        } else {
+            ReleaseClassification::Recorded
+        };
+        let recommendation = recommendation(&req);
+        let mut rec = self.record("lease_released");
+        lease_fields(&mut rec, &self.st.leases[&id]);
+        rec.i("actualCostCents", req.actual_cost_cents as i64)
+            .i("actualPromptTokens", i64::from(req.actual_prompt_tokens))
+            .i("actualOutputTokens", i64::from(req.actual_output_tokens))
+            .i("reservedCents", reserved as i64)
+            .s("classification", classification.as_str())
+            .list(
+                "toolUsageSummary",
+                req.tool_calls
+                    .iter()
+                    .map(|t| format!("{}:{}:{}ms", t.tool_id, t.outcome.pascal(), t.duration_ms))
+                    .collect(),
+            )
+            .s("decision", req.outcome.as_str())
+            .s("reason", "")
+            .s("recommendation", recommendation);
+        let hash = self.audit(rec).unwrap_or_default();
+        let receipt =
+            (req.actual_cost_cents >= self.settings.receipt_threshold_cost_cents).then(|| {
+                LeaseReceipt {
+                    lease_id: id.clone(),
+                    policy_hash: self.policy.hash().to_string(),
+                    actual_prompt_tokens: req.actual_prompt_tokens,
+                    actual_output_tokens: req.actual_output_tokens,
+                    actual_cost_cents: req.actual_cost_cents,
+                    outcome: req.outcome,
+                    audit_entry_hash: hash,
+                    timestamp_utc: self.time(),
+                    approval_chain: chain,
+                    context_summaries: summaries,
+                }
+            });
+        let response = ReleaseResponse {
+            classification,
+            recommendation: recommendation.to_string(),
+            idempotency_key: req.idempotency_key.clone(),
+            policy_version: self.policy.version().to_string(),
+            policy_hash: self.policy.hash().to_string(),
+            receipt,
+        };
+        if req.actual_cost_cents >= self.settings.spend_spike_cents {
+            self.start_clamp(&actor, "spend_spike");
+            self.start_cooldown(&actor, "spend_spike");
+        }
+        let l = self.st.leases.get_mut(&id).expect("checked");
+        l.release = Some((req.idempotency_key.clone(), response.clone()));
+        self.touch_lease(&id);
+        Ok(response)
+    }
+}

@@ -1,0 +1,200 @@
+//! The policy document (LeaseGate's policy JSON plus the fields SEMANTICS 13 names) and the
+//! construction options. Every field is optional: a field the policy sets wins, one it omits
+//! takes the options, else the default (SEMANTICS 13.15 "Options and policy").
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::governor::wire::{Role, ToolCategory, ToolIntent};
+
+/// Numeric limits that may be set in the options and in the policy (the policy wins).
+/// Signed so that a negative capacity is reported as such (and refused).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[allow(missing_docs)]
+pub struct Limits {
+    pub lease_ttl_ms: Option<i64>,
+    pub max_in_flight: Option<i64>,
+    pub daily_budget_cents: Option<i64>,
+    pub max_requests_per_minute: Option<i64>,
+    pub max_tokens_per_minute: Option<i64>,
+    pub rate_window_ms: Option<i64>,
+    pub max_context_tokens: Option<i64>,
+    pub max_retrieved_chunks: Option<i64>,
+    pub max_tool_output_tokens: Option<i64>,
+    pub max_tool_calls_per_lease: Option<i64>,
+    pub max_compute_units: Option<i64>,
+    pub receipt_threshold_cost_cents: Option<i64>,
+    pub max_retrieved_bytes: Option<i64>,
+    pub max_retrieved_tokens: Option<i64>,
+    pub summarization_target_tokens: Option<i64>,
+    pub retry_threshold_per_lease: Option<i64>,
+    pub tool_loop_threshold: Option<i64>,
+    pub policy_deny_circuit_breaker_threshold: Option<i64>,
+    pub spend_spike_cents: Option<i64>,
+    pub safety_cooldown_ms: Option<i64>,
+    pub clamped_max_output_tokens: Option<i64>,
+    pub default_tool_timeout_ms: Option<i64>,
+    pub max_tool_output_bytes: Option<i64>,
+    pub safety_window_ms: Option<i64>,
+    pub clamp_duration_ms: Option<i64>,
+    pub idempotency_retention_ms: Option<i64>,
+}
+
+impl Limits {
+    /// `(name, value)` of every field that is set.
+    pub fn fields(&self) -> Vec<(&'static str, i64)> {
+        let mut out = Vec::new();
+        macro_rules! f {
+            ($($field:ident = $name:literal),*) => {
+                $(if let Some(v) = self.$field { out.push(($name, v)); })*
+            };
+        }
+        f!(
+            lease_ttl_ms = "leaseTtlMs",
+            max_in_flight = "maxInFlight",
+            daily_budget_cents = "dailyBudgetCents",
+            max_requests_per_minute = "maxRequestsPerMinute",
+            max_tokens_per_minute = "maxTokensPerMinute",
+            rate_window_ms = "rateWindowMs",
+            max_context_tokens = "maxContextTokens",
+            max_retrieved_chunks = "maxRetrievedChunks",
+            max_tool_output_tokens = "maxToolOutputTokens",
+            max_tool_calls_per_lease = "maxToolCallsPerLease",
+            max_compute_units = "maxComputeUnits",
+            receipt_threshold_cost_cents = "receiptThresholdCostCents",
+            max_retrieved_bytes = "maxRetrievedBytes",
+            max_retrieved_tokens = "maxRetrievedTokens",
+            summarization_target_tokens = "summarizationTargetTokens",
+            retry_threshold_per_lease = "retryThresholdPerLease",
+            tool_loop_threshold = "toolLoopThreshold",
+            policy_deny_circuit_breaker_threshold = "policyDenyCircuitBreakerThreshold",
+            spend_spike_cents = "spendSpikeCents",
+            safety_cooldown_ms = "safetyCooldownMs",
+            clamped_max_output_tokens = "clampedMaxOutputTokens",
+            default_tool_timeout_ms = "defaultToolTimeoutMs",
+            max_tool_output_bytes = "maxToolOutputBytes",
+            safety_window_ms = "safetyWindowMs",
+            clamp_duration_ms = "clampDurationMs",
+            idempotency_retention_ms = "idempotencyRetentionMs"
+        );
+        out
+    }
+}
+
+/// A service account (`tokenHash` = SHA-256 hex of the token; a plaintext `token` is refused).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ServiceAccount {
+    /// Account name (the actor when the request names none).
+    pub name: String,
+    /// Org the token is valid for.
+    pub org_id: String,
+    /// Workspace the token is valid for.
+    pub workspace_id: String,
+    /// SHA-256 hex of the token.
+    pub token_hash: String,
+    /// Refused when present (SEMANTICS 13.3 step 7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// Role given to requests on this account.
+    pub role: Role,
+    /// Allowed capabilities (empty: any).
+    pub allowed_capabilities: Vec<String>,
+    /// Allowed models (empty: any).
+    pub allowed_models: Vec<String>,
+    /// Allowed tools (empty: any).
+    pub allowed_tools: Vec<String>,
+}
+
+/// A tool rate limit (`RATELIMIT tool N/unit`), checked at `ExecuteToolCall`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ToolRateLimit {
+    /// Tool id.
+    pub tool_id: String,
+    /// Calls allowed per window.
+    pub calls: u64,
+    /// Window.
+    pub window_ms: u64,
+}
+
+/// The policy document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[allow(missing_docs)]
+pub struct PolicyDoc {
+    pub policy_version: Option<String>,
+    /// Currency of the cents on the wire (default `USD`).
+    pub currency: Option<String>,
+    #[serde(flatten)]
+    pub limits: Limits,
+    pub allowed_models: Vec<String>,
+    pub allowed_capabilities: BTreeMap<String, Vec<String>>,
+    pub allowed_capabilities_by_role: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    pub risk_requires_approval: Vec<String>,
+    pub denied_tool_categories: Vec<ToolCategory>,
+    pub approval_required_tool_categories: Vec<ToolCategory>,
+    pub approval_reviewers_by_tool_category: BTreeMap<ToolCategory, i64>,
+    pub allowed_tools_by_actor_workspace: BTreeMap<String, Vec<String>>,
+    pub allowed_tools_by_workspace_role: BTreeMap<String, Vec<String>>,
+    pub allowed_models_by_workspace: BTreeMap<String, Vec<String>>,
+    pub intent_model_tiers: BTreeMap<String, Vec<String>>,
+    pub intent_max_cost_cents: BTreeMap<String, i64>,
+    pub allowed_file_roots: Vec<String>,
+    pub allowed_network_hosts: Vec<String>,
+    pub service_accounts: Vec<ServiceAccount>,
+    pub actor_roles: BTreeMap<String, Role>,
+    pub tool_registry: Vec<ToolIntent>,
+    pub lease_ceiling: Option<Value>,
+    pub lease_ceiling_by_role: BTreeMap<String, Value>,
+    pub org_daily_budget_cents: Option<i64>,
+    pub workspace_daily_budget_cents: Option<i64>,
+    pub actor_daily_budget_cents: Option<i64>,
+    pub max_in_flight_per_actor: Option<i64>,
+    pub role_max_in_flight_overrides: BTreeMap<String, i64>,
+    pub org_max_requests_per_minute: Option<i64>,
+    pub workspace_max_requests_per_minute: Option<i64>,
+    pub actor_max_requests_per_minute: Option<i64>,
+    pub tool_rate_limits: Vec<ToolRateLimit>,
+    pub denied_tools: Vec<String>,
+    pub cedar_policies: Option<String>,
+    /// Cedar principal name for `cedarPolicies` (the Agentfile's `AGENT`); default: the actor.
+    pub agent_name: Option<String>,
+    pub audit_level: Option<String>,
+    /// Trust settings are construction-only: present -> the policy is refused.
+    pub allowed_public_keys_base64: Option<Value>,
+    /// Trust setting (refused in a policy).
+    pub require_signed_bundles: Option<Value>,
+    /// Trust setting (refused in a policy).
+    pub admin_uids: Option<Value>,
+}
+
+/// Construction options (SEMANTICS 13.2): limits plus the trust settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GovernorOptions {
+    /// Limits (the policy wins where it sets one).
+    #[serde(flatten)]
+    pub limits: Limits,
+    /// SPKI DER keys (base64) that may sign bundles (ECDSA P-256 or Ed25519).
+    pub allowed_public_keys_base64: Vec<String>,
+    /// Refuse unsigned bundles.
+    pub require_signed_bundles: bool,
+}
+
+impl GovernorOptions {
+    /// Parses options JSON (unknown fields ignored; a negative limit refused).
+    pub fn from_json(text: &str) -> crate::Result<GovernorOptions> {
+        let o: GovernorOptions = serde_json::from_str(text)
+            .map_err(|e| crate::Error::invalid(format!("invalid governor options: {e}")))?;
+        if let Some((name, v)) = o.limits.fields().into_iter().find(|(_, v)| *v < 0) {
+            return Err(crate::Error::invalid(format!(
+                "option {name} is negative ({v})"
+            )));
+        }
+        Ok(o)
+    }
+}

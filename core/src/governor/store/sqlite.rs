@@ -1,0 +1,172 @@
+//! The SQLite store (the embedded durable default): WAL, `synchronous=FULL` by default (a
+//! power loss loses no answered grant) or `NORMAL` (survives a process crash, not a power
+//! loss). One `BEGIN IMMEDIATE` transaction per batch.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::{Batch, Snapshot, Store, Table};
+use crate::{Error, ErrorCode};
+
+/// SQLite durability level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Synchronous {
+    /// fsync at every commit (default).
+    #[default]
+    Full,
+    /// fsync at checkpoints only: survives a process crash, not a power loss.
+    Normal,
+}
+
+fn db_err(e: rusqlite::Error) -> Error {
+    Error::new(ErrorCode::InternalError, format!("sqlite: {e}"))
+}
+
+/// A SQLite file store.
+#[derive(Debug)]
+pub struct SqliteStore {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS idem (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS audit (line INTEGER PRIMARY KEY, body TEXT NOT NULL);
+";
+
+impl SqliteStore {
+    /// Opens (or creates) the file with `synchronous=FULL`.
+    pub fn open(path: impl AsRef<Path>) -> crate::Result<SqliteStore> {
+        SqliteStore::open_with(path, Synchronous::Full)
+    }
+
+    /// Opens with a durability level.
+    pub fn open_with(path: impl AsRef<Path>, sync: Synchronous) -> crate::Result<SqliteStore> {
+        let path = path.as_ref().to_path_buf();
+        let conn = Connection::open(&path).map_err(db_err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(db_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(db_err)?;
+        conn.pragma_update(
+            None,
+            "synchronous",
+            match sync {
+                Synchronous::Full => "FULL",
+                Synchronous::Normal => "NORMAL",
+            },
+        )
+        .map_err(db_err)?;
+        conn.execute_batch(SCHEMA).map_err(db_err)?;
+        Ok(SqliteStore {
+            conn: Mutex::new(conn),
+            path,
+        })
+    }
+
+    fn table(t: Table) -> &'static str {
+        match t {
+            Table::Lease => "leases",
+            Table::Approval => "approvals",
+            Table::Idem => "idem",
+        }
+    }
+}
+
+impl Store for SqliteStore {
+    fn wants_rows(&self) -> bool {
+        true
+    }
+
+    fn load(&self) -> crate::Result<Option<Snapshot>> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let meta: Option<String> = conn
+            .query_row("SELECT body FROM meta WHERE id = 1", [], |r| r.get(0))
+            .optional()
+            .map_err(db_err)?;
+        let Some(meta) = meta else { return Ok(None) };
+        let mut rows = Vec::new();
+        for t in [Table::Lease, Table::Approval, Table::Idem] {
+            let mut st = conn
+                .prepare(&format!(
+                    "SELECT id, body FROM {} ORDER BY id",
+                    Self::table(t)
+                ))
+                .map_err(db_err)?;
+            let it = st
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .map_err(db_err)?;
+            for row in it {
+                let (id, body) = row.map_err(db_err)?;
+                rows.push((t, id, body));
+            }
+        }
+        Ok(Some(Snapshot { meta, rows }))
+    }
+
+    fn commit(&self, batch: &Batch) -> crate::Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(db_err)?;
+        for ((t, id), body) in &batch.rows {
+            let table = Self::table(*t);
+            match body {
+                Some(b) => tx
+                    .prepare_cached(&format!(
+                        "INSERT INTO {table} (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
+                    ))
+                    .and_then(|mut s| s.execute(params![id, b]))
+                    .map_err(db_err)?,
+                None => tx
+                    .prepare_cached(&format!("DELETE FROM {table} WHERE id = ?1"))
+                    .and_then(|mut s| s.execute(params![id]))
+                    .map_err(db_err)?,
+            };
+        }
+        if !batch.audit.is_empty() {
+            let mut st = tx
+                .prepare_cached("INSERT INTO audit (body) VALUES (?1)")
+                .map_err(db_err)?;
+            for line in &batch.audit {
+                st.execute(params![line]).map_err(db_err)?;
+            }
+        }
+        if let Some(m) = &batch.meta {
+            tx.prepare_cached(
+                "INSERT INTO meta (id, body) VALUES (1, ?1) ON CONFLICT(id) DO UPDATE SET body = excluded.body",
+            )
+            .and_then(|mut s| s.execute(params![m]))
+            .map_err(db_err)?;
+        }
+        tx.commit().map_err(db_err)
+    }
+
+    fn read_audit(&self, from: u64, to: u64) -> crate::Result<Vec<String>> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let mut st = conn
+            .prepare_cached("SELECT body FROM audit WHERE line >= ?1 AND line <= ?2 ORDER BY line")
+            .map_err(db_err)?;
+        let to = to.min(i64::MAX as u64) as i64;
+        let it = st
+            .query_map(params![from.max(1) as i64, to], |r| r.get::<_, String>(0))
+            .map_err(db_err)?;
+        it.collect::<Result<Vec<_>, _>>().map_err(db_err)
+    }
+
+    fn durable(&self) -> bool {
+        true
+    }
+
+    fn path(&self) -> String {
+        self.path.display().to_string()
+    }
+}

@@ -1,0 +1,238 @@
+//! Approvals: request, grant, deny, review, list.
+
+use serde::{Deserialize, Serialize};
+
+use super::enums::{ApprovalDecisionStatus, ToolCategory};
+
+fn default_ttl() -> u64 {
+    300
+}
+fn default_true() -> bool {
+    true
+}
+
+/// `ApprovalRequest`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ApprovalRequest {
+    /// Actor the approval is for.
+    pub actor_id: String,
+    /// Workspace the approval is for.
+    pub workspace_id: String,
+    /// Why.
+    pub reason: String,
+    /// Who asked (may not review it).
+    pub requested_by: String,
+    /// Tool scope (empty: any tool).
+    pub tool_id: String,
+    /// Category scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_category: Option<ToolCategory>,
+    /// TTL in seconds (default 300, at least 30).
+    #[serde(default = "default_ttl")]
+    pub ttl_seconds: u64,
+    /// Single use (default true).
+    #[serde(default = "default_true")]
+    pub single_use: bool,
+    /// Echoed.
+    pub idempotency_key: String,
+}
+
+impl Default for ApprovalRequest {
+    fn default() -> Self {
+        ApprovalRequest {
+            actor_id: String::new(),
+            workspace_id: String::new(),
+            reason: String::new(),
+            requested_by: String::new(),
+            tool_id: String::new(),
+            tool_category: None,
+            ttl_seconds: 300,
+            single_use: true,
+            idempotency_key: String::new(),
+        }
+    }
+}
+
+/// `ApprovalRequestResponse`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ApprovalRequestResponse {
+    /// New approval id.
+    pub approval_id: String,
+    /// Status (`pending`).
+    pub status: ApprovalDecisionStatus,
+    /// Expiry.
+    pub expires_at_utc: String,
+    /// Reviewers needed.
+    pub required_reviewers: u32,
+    /// Message.
+    pub message: String,
+    /// Echoed.
+    pub idempotency_key: String,
+}
+
+/// `GrantApprovalRequest` (a one-reviewer approve).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GrantApprovalRequest {
+    /// Approval id.
+    pub approval_id: String,
+    /// Reviewer.
+    pub granted_by: String,
+    /// Comment.
+    pub comment: String,
+    /// Echoed.
+    pub idempotency_key: String,
+}
+
+/// `GrantApprovalResponse`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GrantApprovalResponse {
+    /// True once the approval is granted.
+    pub granted: bool,
+    /// The token (only when granted).
+    pub approval_token: String,
+    /// Expiry.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub expires_at_utc: String,
+    /// Message.
+    pub message: String,
+    /// Echoed.
+    pub idempotency_key: String,
+}
+
+/// `DenyApprovalRequest`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DenyApprovalRequest {
+    /// Approval id.
+    pub approval_id: String,
+    /// Reviewer.
+    pub denied_by: String,
+    /// Comment.
+    pub comment: String,
+    /// Echoed.
+    pub idempotency_key: String,
+}
+
+/// `DenyApprovalResponse`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DenyApprovalResponse {
+    /// True when the approval is now denied.
+    pub denied: bool,
+    /// Message.
+    pub message: String,
+    /// Echoed.
+    pub idempotency_key: String,
+}
+
+/// `ReviewApprovalRequest`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ReviewApprovalRequest {
+    /// Approval id.
+    pub approval_id: String,
+    /// Reviewer (may not be the requester).
+    pub reviewer_id: String,
+    /// Approve or deny.
+    pub approve: bool,
+    /// Comment.
+    pub comment: String,
+    /// Echoed.
+    pub idempotency_key: String,
+}
+
+/// `ReviewApprovalResponse`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ReviewApprovalResponse {
+    /// Approval id.
+    pub approval_id: String,
+    /// Status (absent for an unknown id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<ApprovalDecisionStatus>,
+    /// Token once granted.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub approval_token: String,
+    /// Distinct approving reviewers so far.
+    pub approvals_received: u32,
+    /// Reviewers needed.
+    pub required_reviewers: u32,
+    /// Message.
+    pub message: String,
+    /// Echoed.
+    pub idempotency_key: String,
+}
+
+/// One review of an approval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ApprovalDecisionTrace {
+    /// Reviewer.
+    pub reviewer_id: String,
+    /// `approved` or `denied`.
+    pub decision: String,
+    /// When.
+    pub reviewed_at_utc: String,
+    /// Comment.
+    pub comment: String,
+    /// Scope (`tool:<id>`, `category:<c>` or `any`).
+    pub scope: String,
+}
+
+/// `ApprovalQueueRequest` (filters; empty = any).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ApprovalQueueRequest {
+    /// Workspace filter.
+    pub workspace_id: String,
+    /// Tool filter.
+    pub tool_id: String,
+    /// Category filter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_category: Option<ToolCategory>,
+    /// Ignored (as LeaseGate).
+    pub risk_flag: String,
+}
+
+/// One pending approval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ApprovalQueueItem {
+    /// Approval id.
+    pub approval_id: String,
+    /// Actor.
+    pub actor_id: String,
+    /// Workspace.
+    pub workspace_id: String,
+    /// Reason.
+    pub reason: String,
+    /// Requester.
+    pub requested_by: String,
+    /// Tool scope.
+    pub tool_id: String,
+    /// Category scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_category: Option<ToolCategory>,
+    /// Status.
+    pub status: ApprovalDecisionStatus,
+    /// Expiry.
+    pub expires_at_utc: String,
+    /// Reviewers needed.
+    pub required_reviewers: u32,
+    /// Approvals so far.
+    pub approval_count: u32,
+    /// Reviews so far.
+    pub reviewers: Vec<ApprovalDecisionTrace>,
+}
+
+/// `ApprovalQueueResponse`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ApprovalQueueResponse {
+    /// Pending approvals, oldest first.
+    pub items: Vec<ApprovalQueueItem>,
+}
