@@ -25,6 +25,7 @@
 //! assert!(answer.contains("\"success\":true"));
 //! ```
 
+mod access;
 pub mod audit;
 pub mod engine;
 mod governor;
@@ -32,6 +33,7 @@ pub mod policy;
 pub mod store;
 pub mod wire;
 
+pub use access::{Peer, admin_only};
 pub use audit::{AuditVerification, verify_audit};
 pub use engine::{Engine, IdSource};
 pub use governor::Governor;

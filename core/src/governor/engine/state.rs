@@ -135,6 +135,9 @@ pub struct LeaseRec {
     pub effective_lease: Option<Value>,
     /// The release's idempotency key and response (once released).
     pub release: Option<(String, ReleaseResponse)>,
+    /// The peer uid that acquired it through a daemon (SEMANTICS 13.14); `None` in process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_uid: Option<u32>,
 }
 
 /// An approval.
