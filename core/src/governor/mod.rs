@@ -10,6 +10,7 @@
 //! - [`audit`]: the hash chain and its verification.
 //! - [`store`]: memory and SQLite stores behind one trait.
 //! - [`Governor`]: engine + store + group commit + the wire dispatcher `handle`.
+//! - [`client`]: [`client::GovernorClient`], the same methods over a `leasekit serve` socket.
 //!
 //! ```
 //! use leasekit::governor::{Governor, GovernorOptions, Policy, wire::AcquireRequest};
@@ -27,6 +28,8 @@
 
 mod access;
 pub mod audit;
+#[cfg(unix)]
+pub mod client;
 pub mod engine;
 mod governor;
 pub mod policy;
