@@ -46,6 +46,10 @@ pub enum Command {
     Policy(PolicyArgs),
     /// Explain in words what a PATTERN matches for a CAPABILITY, with examples.
     Explain(ExplainArgs),
+    /// Run the governor as a local daemon on a Unix socket (see docs/daemon.md).
+    Serve(crate::cmd::serve::ServeArgs),
+    /// Operate a running daemon: status, metrics, approvals, policy, audit.
+    Gov(crate::cmd::gov::GovArgs),
 }
 
 /// Output format.

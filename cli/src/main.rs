@@ -69,5 +69,7 @@ fn run(command: Command, style: &Style) -> Result<Report, Failure> {
         Command::Inspect(a) => cmd::inspect::run(&a, style),
         Command::Lock(a) => cmd::lock::run(&a, style),
         Command::Policy(a) => cmd::policy::run(&a, style),
+        Command::Serve(a) => cmd::serve::run(&a),
+        Command::Gov(a) => cmd::gov::run(&a, style),
     }
 }

@@ -14,8 +14,7 @@ use std::io;
 use bytes::{Bytes, BytesMut};
 use tokio_util::codec::{Decoder, Encoder, LengthDelimitedCodec};
 
-/// The largest payload a frame may carry (16 MiB).
-pub const MAX_FRAME_PAYLOAD: usize = 16 * 1024 * 1024;
+pub use leasekit::governor::wire::MAX_FRAME_PAYLOAD;
 
 /// Why a frame could not be read.
 #[derive(Debug)]
@@ -46,19 +45,10 @@ impl From<io::Error> for FrameError {
     }
 }
 
-/// Checks a length prefix by 13.1 (signed, 1..=16 MiB).
+/// Checks a length prefix by 13.1 (signed, 1..=16 MiB): core's rule, the daemon's message.
 pub fn check_length(prefix: [u8; 4]) -> Result<usize, String> {
-    let len = i32::from_le_bytes(prefix);
-    if len <= 0 {
-        return Err(format!("invalid payload length {len}"));
-    }
-    let len = len as usize;
-    if len > MAX_FRAME_PAYLOAD {
-        return Err(format!(
-            "payload length {len} exceeds maximum {MAX_FRAME_PAYLOAD}"
-        ));
-    }
-    Ok(len)
+    leasekit::governor::wire::check_frame_length(i32::from_le_bytes(prefix))
+        .map_err(|e| e.message().to_string())
 }
 
 /// The daemon's codec: frames in, frames out.

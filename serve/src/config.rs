@@ -1,6 +1,6 @@
 //! The daemon's transport settings and the default socket and state locations.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Transport settings of one daemon.
@@ -55,25 +55,15 @@ impl ServeConfig {
     }
 }
 
-/// The default state directory: `$XDG_STATE_HOME/leasekit`, else `~/.local/state/leasekit`.
+/// The default state directory (`$XDG_STATE_HOME/leasekit`, else `~/.local/state/leasekit`).
 pub fn default_state_dir() -> Result<PathBuf, String> {
-    if let Some(d) = non_empty_env("XDG_STATE_HOME") {
-        return Ok(Path::new(&d).join("leasekit"));
-    }
-    if let Some(h) = non_empty_env("HOME") {
-        return Ok(Path::new(&h).join(".local/state/leasekit"));
-    }
-    Err("no state directory: set --state, XDG_STATE_HOME or HOME".to_string())
+    leasekit::governor::client::default_state_dir()
+        .ok_or_else(|| "no state directory: set --state, XDG_STATE_HOME or HOME".to_string())
 }
 
-/// The default socket: `$XDG_RUNTIME_DIR/leasekit.sock`, else `<state dir>/leasekit.sock`.
-pub fn default_socket(state_dir: &Path) -> PathBuf {
-    match non_empty_env("XDG_RUNTIME_DIR") {
-        Some(d) => Path::new(&d).join("leasekit.sock"),
-        None => state_dir.join("leasekit.sock"),
-    }
-}
-
-fn non_empty_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
+/// The default socket of a daemon with this state directory (`$LEASEKIT_SOCKET`, else
+/// `$XDG_RUNTIME_DIR/leasekit.sock`, else `<state dir>/leasekit.sock`); the clients look in the
+/// same places.
+pub fn default_socket(state_dir: &std::path::Path) -> PathBuf {
+    leasekit::governor::client::default_socket_in(state_dir)
 }

@@ -10,11 +10,13 @@
 pub mod codec;
 pub mod config;
 mod connection;
+pub mod governor_service;
 pub mod listener;
 pub mod lock;
 pub mod server;
 pub mod service;
 
-pub use config::{ServeConfig, default_socket, default_state_dir};
+pub use config::ServeConfig;
+pub use governor_service::{GovernorService, GovernorSpec, StoreKind};
 pub use server::{run, serve_until};
 pub use service::{FrameService, Peer};

@@ -82,3 +82,9 @@ pub fn raise_fd_limit() -> u64 {
     }
     lim.rlim_cur
 }
+
+/// The effective uid of this process (the default admin uid).
+pub fn current_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}

@@ -2,11 +2,13 @@
 
 pub mod check;
 pub mod explain;
+pub mod gov;
 pub mod inspect;
 pub mod lint;
 pub mod lock;
 pub mod narrow;
 pub mod policy;
+pub mod serve;
 pub mod subset;
 
 /// Pretty-prints a JSON value followed by a newline.

@@ -116,28 +116,62 @@ mod tests {
         assert_eq!(grant["granted"], true);
         let id = grant["leaseId"].as_str().unwrap().to_string();
 
-        let sub = call(&g, 1001, false, "RequestToolSubLease", json!({"leaseId": id, "toolId": "t"}));
+        let sub = call(
+            &g,
+            1001,
+            false,
+            "RequestToolSubLease",
+            json!({"leaseId": id, "toolId": "t"}),
+        );
         assert_eq!(payload(&sub)["deniedReason"], "lease_not_found");
-        let auth = call(&g, 1001, false, "Authorize",
-            json!({"leaseId": id, "capability": "fs.read", "target": "/x"}));
+        let auth = call(
+            &g,
+            1001,
+            false,
+            "Authorize",
+            json!({"leaseId": id, "capability": "fs.read", "target": "/x"}),
+        );
         assert_eq!(payload(&auth)["deniedReason"], "lease_not_found");
         // The same scoped idempotency key from another uid is not a replay of uid 1000's grant.
         let other = payload(&call(&g, 1001, false, "Acquire", acquire.clone()));
         assert_ne!(other["leaseId"], grant["leaseId"]);
-        let rel = call(&g, 1001, false, "Release", json!({"leaseId": id, "actualCostCents": 1}));
+        let rel = call(
+            &g,
+            1001,
+            false,
+            "Release",
+            json!({"leaseId": id, "actualCostCents": 1}),
+        );
         assert_eq!(payload(&rel)["classification"], "leaseNotFound");
         // An in-process lease is no peer's either.
         let own = g.handle("Acquire", &json!({"actorId": "b"}).to_string());
         let own: Value = serde_json::from_str(&own).unwrap();
         let own: Value = serde_json::from_str(own["payloadJson"].as_str().unwrap()).unwrap();
-        let rel = call(&g, 1000, true, "Release", json!({"leaseId": own["leaseId"]}));
+        let rel = call(
+            &g,
+            1000,
+            true,
+            "Release",
+            json!({"leaseId": own["leaseId"]}),
+        );
         assert_eq!(payload(&rel)["classification"], "leaseNotFound");
 
         // The owner still can.
-        let sub = payload(&call(&g, 1000, false, "RequestToolSubLease",
-            json!({"leaseId": id, "toolId": "t"})));
+        let sub = payload(&call(
+            &g,
+            1000,
+            false,
+            "RequestToolSubLease",
+            json!({"leaseId": id, "toolId": "t"}),
+        ));
         assert_eq!(sub["granted"], true);
-        let rel = call(&g, 1000, false, "Release", json!({"leaseId": id, "actualCostCents": 1}));
+        let rel = call(
+            &g,
+            1000,
+            false,
+            "Release",
+            json!({"leaseId": id, "actualCostCents": 1}),
+        );
         assert_eq!(payload(&rel)["classification"], "recorded");
         assert_eq!(g.metrics().unwrap().active_leases, 2);
     }
@@ -145,15 +179,32 @@ mod tests {
     #[test]
     fn admin_commands_need_an_admin() {
         let g = gov();
-        let req = payload(&call(&g, 1000, false, "RequestApproval",
-            json!({"actorId": "a", "workspaceId": "w", "requestedBy": "a", "toolId": "t"})));
+        let req = payload(&call(
+            &g,
+            1000,
+            false,
+            "RequestApproval",
+            json!({"actorId": "a", "workspaceId": "w", "requestedBy": "a", "toolId": "t"}),
+        ));
         let id = req["approvalId"].as_str().unwrap().to_string();
         for (cmd, p) in [
-            ("GrantApproval", json!({"approvalId": id, "grantedBy": "boss"})),
-            ("DenyApproval", json!({"approvalId": id, "deniedBy": "boss"})),
-            ("ReviewApproval", json!({"approvalId": id, "reviewerId": "boss", "approve": true})),
+            (
+                "GrantApproval",
+                json!({"approvalId": id, "grantedBy": "boss"}),
+            ),
+            (
+                "DenyApproval",
+                json!({"approvalId": id, "deniedBy": "boss"}),
+            ),
+            (
+                "ReviewApproval",
+                json!({"approvalId": id, "reviewerId": "boss", "approve": true}),
+            ),
             ("ListPendingApprovals", json!({})),
-            ("StagePolicyBundle", json!({"version": "v2", "policyContentJson": "{}"})),
+            (
+                "StagePolicyBundle",
+                json!({"version": "v2", "policyContentJson": "{}"}),
+            ),
             ("ActivatePolicy", json!({"version": "v2"})),
             ("RollbackPolicy", json!({"version": "v1"})),
             ("ExportDiagnostics", json!({})),
@@ -161,11 +212,19 @@ mod tests {
             ("ExportAudit", json!({})),
         ] {
             let env = call(&g, 1001, false, cmd, p);
-            assert!(!env.success && env.error.starts_with("permission_denied"), "{cmd}: {env:?}");
+            assert!(
+                !env.success && env.error.starts_with("permission_denied"),
+                "{cmd}: {env:?}"
+            );
         }
         // Nothing changed: the approval is still pending, and an admin may grant it.
-        let granted = payload(&call(&g, 0, true, "GrantApproval",
-            json!({"approvalId": id, "grantedBy": "boss"})));
+        let granted = payload(&call(
+            &g,
+            0,
+            true,
+            "GrantApproval",
+            json!({"approvalId": id, "grantedBy": "boss"}),
+        ));
         assert_eq!(granted["granted"], true);
         // Everyone may read metrics and status.
         assert!(call(&g, 1001, false, "GetMetrics", json!({})).success);

@@ -368,7 +368,12 @@ impl Engine {
             code: Some(code.to_string()),
             denied_reason: Some(reason.to_string()),
         };
-        let Some(l) = self.st.leases.get(&req.lease_id).filter(|l| self.visible(l)) else {
+        let Some(l) = self
+            .st
+            .leases
+            .get(&req.lease_id)
+            .filter(|l| self.visible(l))
+        else {
             return refuse("PERMISSION_DENIED", "lease_not_found");
         };
         match l.status {
