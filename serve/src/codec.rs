@@ -66,6 +66,11 @@ impl Default for FrameCodec {
 }
 
 impl FrameCodec {
+    /// True while a frame's prefix has been read and its payload is incomplete.
+    pub fn in_frame(&self) -> bool {
+        self.in_frame
+    }
+
     /// A codec for 13.1 frames.
     pub fn new() -> FrameCodec {
         let inner = LengthDelimitedCodec::builder()
