@@ -8,7 +8,7 @@
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test conformance bench fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test conformance bench bench-governor soak fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -35,6 +35,15 @@ conformance-jvm:
 
 bench:
 	bash scripts/bench.sh
+
+# Governor benchmarks (divan): acquire+release pairs on memory and SQLite (FULL, NORMAL; 1 and
+# 16 threads), frame encode/decode. Figures go to docs/performance.md by hand.
+bench-governor:
+	CARGO_BUILD_JOBS=2 cargo bench -p leasekit --bench governor
+
+# Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs.
+soak:
+	LEASEKIT_CRASH_REPS=500 cargo test -p leasekit --release --test governor_stress crash_kill_restart_loses_nothing -- --nocapture
 
 fmt:
 	cargo fmt --all

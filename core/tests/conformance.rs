@@ -2,6 +2,8 @@
 //! by `LEASEKIT_VECTORS`) through the public API. Fails on any mismatch or unknown op.
 //! Run with `make conformance-rust`.
 
+mod governor_ops;
+
 use leasekit::agentfile::check_agentfile;
 use leasekit::*;
 use serde_json::{Value, json};
@@ -125,6 +127,8 @@ fn run(op: &str, input: &Value) -> std::result::Result<Value, String> {
                 "lease": report.lease.map(|l| l.to_value()),
             })
         }
+        "governor" => governor_ops::run(input)?,
+        "frame_decode" => governor_ops::frame_decode(input),
         other => return Err(format!("unknown op {other:?}")),
     })
 }
@@ -229,6 +233,7 @@ fn same(op: &str, expect: &Value, actual: &Value) -> bool {
             "budget_sum" => dec_map_eq(expect, actual),
             "narrow" => lease_eq(expect, actual),
             "authorize" => steps_eq(expect, actual),
+            "governor" => governor_ops::same(expect, actual),
             "agentfile" => expect.as_object().is_some_and(|e| {
                 e.iter().all(|(k, v)| match k.as_str() {
                     "lease" => lease_eq(v, &actual["lease"]),

@@ -614,7 +614,7 @@ int main(void) {
         printf("0 passed, 1 failed\n");
         return 1;
     }
-    long passed = 0, failed = 0;
+    long passed = 0, failed = 0, skipped = 0;
     char why[WHY_LEN];
     for (int f = 0; f < nfiles; f++) {
         char path[4096];
@@ -631,6 +631,12 @@ int main(void) {
         }
         const cJSON *v;
         cJSON_ArrayForEach(v, vectors) {
+            /* Governor ops (issue 19) run in the Rust runner; skipped until the C ABI has one. */
+            const char *vop = str_of(v, "op");
+            if (vop && (strcmp(vop, "governor") == 0 || strcmp(vop, "frame_decode") == 0)) {
+                skipped++;
+                continue;
+            }
             why[0] = '\0';
             if (run_vector(v, why)) {
                 passed++;
@@ -644,6 +650,7 @@ int main(void) {
         free(files[f]);
     }
     free(files);
+    if (skipped) fprintf(stderr, "skipped %ld (not yet supported: ops governor, frame_decode)\n", skipped);
     printf("%ld passed, %ld failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

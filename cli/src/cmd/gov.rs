@@ -275,7 +275,7 @@ pub fn run(args: &GovArgs, style: &Style) -> Result<Report, Failure> {
                         a.status.as_str(),
                         a.actor_id,
                         a.workspace_id,
-                        a.approval_count,
+                        a.current_approvals,
                         a.required_reviewers,
                         a.expires_at_utc
                     ));
@@ -310,7 +310,7 @@ pub fn run(args: &GovArgs, style: &Style) -> Result<Report, Failure> {
                         "{}: {} ({}/{} reviews): {}\n",
                         id,
                         s.as_str(),
-                        r.approvals_received,
+                        r.current_approvals,
                         r.required_reviewers,
                         r.message
                     ),

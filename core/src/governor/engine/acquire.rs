@@ -368,7 +368,7 @@ impl Engine {
         if let Some(tier) = doc
             .intent_model_tiers
             .iter()
-            .find(|(k, _)| eq_ic(k, &req.intent_class))
+            .find(|(k, _)| eq_ic(k, req.intent_class.as_str()))
             .map(|(_, v)| v)
         {
             if !tier.is_empty() && !contains_ic(tier, &req.model_id) {
@@ -381,7 +381,7 @@ impl Engine {
         if let Some(max) = doc
             .intent_max_cost_cents
             .iter()
-            .find(|(k, _)| eq_ic(k, &req.intent_class))
+            .find(|(k, _)| eq_ic(k, req.intent_class.as_str()))
             .map(|(_, v)| *v)
         {
             if max > 0 && req.estimated_cost_cents > max as u64 {
@@ -585,23 +585,24 @@ impl Engine {
         let to_midnight = self.ms_to_midnight().max(250);
         for (limit, key, reason) in [
             (
-                doc.org_daily_budget_cents,
+                &doc.org_daily_budget_cents,
                 format!("org:{}", req.org_id),
                 "org_exhausted",
             ),
             (
-                doc.workspace_daily_budget_cents,
+                &doc.workspace_daily_budget_cents,
                 format!("ws:{}", req.workspace_id),
                 "workspace_exhausted",
             ),
             (
-                doc.actor_daily_budget_cents,
+                &doc.actor_daily_budget_cents,
                 format!("actor:{}", req.actor_id),
                 "actor_exhausted",
             ),
         ] {
-            if let Some(limit) = limit {
-                if self.scope_used(&key) + est > limit.max(0) as u64 {
+            let id = key.split_once(':').map_or("", |(_, id)| id);
+            if let Some(limit) = limit.as_ref().and_then(|l| l.for_id(id)) {
+                if self.scope_used(&key) + est > limit {
                     return Err(deny(reason, Some(to_midnight), &refill, false));
                 }
             }
@@ -610,8 +611,11 @@ impl Engine {
             .role_max_in_flight_overrides
             .iter()
             .find(|(k, _)| eq_ic(k, role.as_str()))
-            .map(|(_, v)| *v)
-            .or(doc.max_in_flight_per_actor);
+            .map(|(_, v)| (*v).max(0) as u64)
+            .or(doc
+                .max_in_flight_per_actor
+                .as_ref()
+                .and_then(|l| l.for_id(&req.actor_id)));
         if let Some(limit) = per_actor {
             let used = self
                 .st
@@ -620,7 +624,7 @@ impl Engine {
                 .get(&req.actor_id)
                 .copied()
                 .unwrap_or(0);
-            if used >= limit.max(0) as u64 {
+            if used >= limit {
                 return Err(deny(
                     "actor_throttled",
                     Some(1000),
@@ -632,28 +636,29 @@ impl Engine {
         let window = s.rate_window_ms as i64;
         let live = |e: &&RateEvent| now - e.at < window;
         for (limit, reason, pick) in [
-            (doc.org_max_requests_per_minute, "org_rate_limited", 0u8),
+            (&doc.org_max_requests_per_minute, "org_rate_limited", 0u8),
             (
-                doc.workspace_max_requests_per_minute,
+                &doc.workspace_max_requests_per_minute,
                 "workspace_rate_limited",
                 1,
             ),
-            (doc.actor_max_requests_per_minute, "actor_rate_limited", 2),
+            (&doc.actor_max_requests_per_minute, "actor_rate_limited", 2),
         ] {
-            let Some(limit) = limit else { continue };
-            let mut events = self
-                .st
-                .meta
-                .rate
-                .iter()
-                .filter(live)
-                .filter(|e| match pick {
-                    0 => e.org == req.org_id,
-                    1 => e.ws == req.workspace_id,
-                    _ => e.actor == req.actor_id,
-                });
+            let id = match pick {
+                0 => &req.org_id,
+                1 => &req.workspace_id,
+                _ => &req.actor_id,
+            };
+            let Some(limit) = limit.as_ref().and_then(|l| l.for_id(id)) else {
+                continue;
+            };
+            let mut events = self.st.rate.iter().filter(live).filter(|e| match pick {
+                0 => e.org == req.org_id,
+                1 => e.ws == req.workspace_id,
+                _ => e.actor == req.actor_id,
+            });
             let oldest = events.clone().next().map(|e| e.at);
-            if events.by_ref().count() as u64 + 1 > limit.max(0) as u64 {
+            if events.by_ref().count() as u64 + 1 > limit {
                 let retry = oldest.map_or(1000, |t| ((t + window - now).max(0) as u64).max(200));
                 return Err(deny(
                     reason,
@@ -684,15 +689,12 @@ impl Engine {
         }
         // 14. Rate.
         let cost = u64::from(req.estimated_prompt_tokens) + u64::from(req.max_output_tokens);
-        let (count, tokens, oldest) = self
-            .st
-            .meta
-            .rate
-            .iter()
-            .filter(live)
-            .fold((0u64, 0u64, None), |(c, t, o), e| {
-                (c + 1, t + e.tokens, o.or(Some(e.at)))
-            });
+        // begin() pruned the window: every event left is live.
+        let (count, tokens, oldest) = (
+            self.st.rate.len() as u64,
+            self.rate_tokens,
+            self.st.rate.front().map(|e| e.at),
+        );
         if count + 1 > s.max_requests_per_minute || tokens + cost > s.max_tokens_per_minute {
             let retry = oldest.map_or(1000, |t| ((t + window - now).max(0) as u64).max(200));
             return Err(deny(
@@ -798,7 +800,10 @@ impl Engine {
             let reduced = (est / 2).max(1);
             if req.auto_apply_constraints && used + reduced + cent <= s.daily_budget_cents {
                 plan.constraints.max_output_tokens_override = Some(halved);
-                if let Some(first) = self.intent_tier(&req.intent_class).and_then(|t| t.first()) {
+                if let Some(first) = self
+                    .intent_tier(req.intent_class.as_str())
+                    .and_then(|t| t.first())
+                {
                     plan.constraints.forced_model_id = first.clone();
                 }
                 plan.recommendation = "budget_auto_downgrade_applied".into();
@@ -834,7 +839,7 @@ impl Engine {
         retry: Option<u64>,
     ) -> Vec<FallbackPlanStep> {
         let model = self
-            .intent_tier(&req.intent_class)
+            .intent_tier(req.intent_class.as_str())
             .and_then(|t| t.first().cloned())
             .unwrap_or_else(|| req.model_id.clone());
         let step = |rank: u32, action: &str, detail: String| FallbackPlanStep {
@@ -954,24 +959,19 @@ impl Engine {
             .actor_in_flight
             .entry(req.actor_id.clone())
             .or_insert(0) += 1;
-        let window = self.settings.rate_window_ms as i64;
-        while self
-            .st
-            .meta
-            .rate
-            .front()
-            .is_some_and(|e| now - e.at >= window)
-        {
-            self.st.meta.rate.pop_front();
-        }
-        self.st.meta.rate.push_back(RateEvent {
+        let event = RateEvent {
             at: now,
             tokens: u64::from(req.estimated_prompt_tokens) + u64::from(req.max_output_tokens),
             org: req.org_id.clone(),
             ws: req.workspace_id.clone(),
             actor: req.actor_id.clone(),
             lease: id.clone(),
-        });
+        };
+        self.rate_tokens += event.tokens;
+        self.touch_rate(&event);
+        // Keep the window ordered even if the clock stepped back.
+        let at = self.st.rate.partition_point(|e| e.at <= now);
+        self.st.rate.insert(at, event);
         let mut chain = Vec::new();
         for aid in [plan.approval.as_ref(), plan.breaker_approval.as_ref()]
             .into_iter()
@@ -1041,6 +1041,7 @@ impl Engine {
             context_summaries: plan.summaries,
             effective_lease: plan.effective,
             release: None,
+            settled: None,
             owner_uid: self.caller,
         };
         let mut a = self.record("lease_acquired");
@@ -1054,6 +1055,7 @@ impl Engine {
         if let Some(p) = token_prefix {
             a.s("approvalTokenSha256Prefix", &p);
         }
+        self.expiry.insert((rec.expires_at, id.clone()));
         self.st.leases.insert(id.clone(), rec);
         self.touch_lease(&id);
         self.audit(a);
@@ -1082,7 +1084,7 @@ fn request_fields(rec: &mut crate::governor::audit::AuditRecord, req: &AcquireRe
         .s("role", role.as_str())
         .s("actionType", req.action_type.as_str())
         .s("modelId", &req.model_id)
-        .s("intentClass", &req.intent_class)
+        .s("intentClass", req.intent_class.as_str())
         .s("idempotencyKey", &req.idempotency_key)
         .i("estimatedCostCents", req.estimated_cost_cents as i64)
         .i(

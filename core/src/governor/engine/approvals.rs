@@ -93,7 +93,7 @@ impl Engine {
         };
         out.required_reviewers = a.required;
         out.status = Some(a.status);
-        out.approvals_received = approvals_of(a);
+        out.current_approvals = approvals_of(a);
         let message = match a.status {
             ApprovalDecisionStatus::Denied => Some("approval denied"),
             ApprovalDecisionStatus::Expired => Some("approval expired"),
@@ -162,7 +162,7 @@ impl Engine {
         }
         let a = &self.st.approvals[&req.approval_id];
         out.status = Some(a.status);
-        out.approvals_received = approvals_of(a);
+        out.current_approvals = approvals_of(a);
         let mut rec = self.record("approval_reviewed");
         rec.s("approvalId", &req.approval_id)
             .s("actorId", &req.reviewer_id)
@@ -170,7 +170,7 @@ impl Engine {
             .b("approve", req.approve)
             .s("comment", &req.comment)
             .s("decision", a.status.as_str())
-            .i("approvalsReceived", i64::from(out.approvals_received))
+            .i("approvalsReceived", i64::from(out.current_approvals))
             .i("requiredReviewers", i64::from(a.required))
             .s("recommendation", &out.message);
         if !token.is_empty() {
@@ -256,7 +256,7 @@ impl Engine {
                     status: a.status,
                     expires_at_utc: format_time_ms(a.expires_at),
                     required_reviewers: a.required,
-                    approval_count: approvals_of(a),
+                    current_approvals: approvals_of(a),
                     reviewers: a.reviews.clone(),
                 })
                 .collect(),

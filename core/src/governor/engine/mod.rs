@@ -14,6 +14,8 @@ mod sweep;
 mod tools;
 
 use std::collections::BTreeSet;
+
+use state::LeaseStatus;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -56,8 +58,16 @@ pub struct Engine {
     dirty_leases: BTreeSet<String>,
     dirty_approvals: BTreeSet<String>,
     dirty_idem: BTreeSet<String>,
+    dirty_rate: BTreeSet<String>,
+    dirty_rate_keys: BTreeSet<String>,
     dirty_meta: bool,
     audit_lines: Vec<String>,
+    /// Live leases by expiry (derived, rebuilt at open).
+    pub(crate) expiry: BTreeSet<(i64, String)>,
+    /// Expired or released records by the time they may be forgotten (derived).
+    pub(crate) retention: BTreeSet<(i64, String)>,
+    /// Sum of the tokens in the rate window (derived).
+    pub(crate) rate_tokens: u64,
 }
 
 impl std::fmt::Debug for Engine {
@@ -126,12 +136,22 @@ impl Engine {
             dirty_leases: BTreeSet::new(),
             dirty_approvals: BTreeSet::new(),
             dirty_idem: BTreeSet::new(),
+            dirty_rate: BTreeSet::new(),
+            dirty_rate_keys: BTreeSet::new(),
             dirty_meta: fresh,
             audit_lines: Vec::new(),
+            expiry: BTreeSet::new(),
+            retention: BTreeSet::new(),
+            rate_tokens: 0,
         };
-        if !fresh {
-            e.begin_at(true)?;
+        e.rate_tokens = e.st.rate.iter().map(|r| r.tokens).sum();
+        for l in e.st.leases.values() {
+            match l.status {
+                LeaseStatus::Live => e.expiry.insert((l.expires_at, l.id.clone())),
+                _ => e.retention.insert((l.retain_until, l.id.clone())),
+            };
         }
+        e.begin_at(!fresh)?;
         Ok(e)
     }
 
@@ -164,6 +184,7 @@ impl Engine {
             self.st.meta.pools.budget_used = 0;
             self.dirty_meta = true;
         }
+        self.prune_rate();
         self.sweep(restart);
         Ok(())
     }
@@ -178,6 +199,8 @@ impl Engine {
             self.dirty_leases.clear();
             self.dirty_approvals.clear();
             self.dirty_idem.clear();
+            self.dirty_rate.clear();
+            self.dirty_rate_keys.clear();
             self.dirty_meta = false;
             return b;
         }
@@ -192,6 +215,15 @@ impl Engine {
         for id in std::mem::take(&mut self.dirty_idem) {
             let body = self.st.idem.get(&id).map(|r| to_json(r));
             b.rows.insert((Table::Idem, id), body);
+        }
+        self.dirty_rate.clear();
+        for key in std::mem::take(&mut self.dirty_rate_keys) {
+            let body = key
+                .split_once('|')
+                .and_then(|(at, lease)| Some((at.parse::<i64>().ok()?, lease)))
+                .and_then(|(at, lease)| self.find_rate(at, lease))
+                .map(|i| to_json(&self.st.rate[i]));
+            b.rows.insert((Table::Rate, key), body);
         }
         if std::mem::take(&mut self.dirty_meta) {
             b.meta = Some(to_json(&self.st.meta));
@@ -218,6 +250,39 @@ impl Engine {
             self.dirty_idem.insert(key.to_string());
         }
         self.dirty_meta = true;
+    }
+
+    /// Marks a rate event's row (by its key and lease) changed.
+    pub(crate) fn touch_rate(&mut self, e: &state::RateEvent) {
+        if self.track_rows {
+            self.dirty_rate.insert(e.lease.clone());
+            self.dirty_rate_keys.insert(e.key());
+        }
+    }
+
+    /// The index of the rate event of `lease` admitted at `at`.
+    pub(crate) fn find_rate(&self, at: i64, lease: &str) -> Option<usize> {
+        let start = self.st.rate.partition_point(|e| e.at < at);
+        (start..self.st.rate.len())
+            .take_while(|i| self.st.rate[*i].at == at)
+            .find(|i| self.st.rate[*i].lease == lease)
+    }
+
+    /// Drops events that left the rate window.
+    pub(crate) fn prune_rate(&mut self) {
+        let window = self.settings.rate_window_ms as i64;
+        while self
+            .st
+            .rate
+            .front()
+            .is_some_and(|e| self.now - e.at >= window)
+        {
+            let e = self.st.rate.pop_front().expect("front exists");
+            self.rate_tokens = self.rate_tokens.saturating_sub(e.tokens);
+            if self.track_rows {
+                self.dirty_rate_keys.insert(e.key());
+            }
+        }
     }
 
     pub(crate) fn touch_meta(&mut self) {
@@ -367,6 +432,10 @@ fn restore(s: &Snapshot) -> crate::Result<State> {
                     id.clone(),
                     serde_json::from_str(body).map_err(|e| bad("idem", e))?,
                 );
+            }
+            Table::Rate => {
+                st.rate
+                    .push_back(serde_json::from_str(body).map_err(|e| bad("rate event", e))?);
             }
         }
     }

@@ -135,6 +135,9 @@ pub struct LeaseRec {
     pub effective_lease: Option<Value>,
     /// The release's idempotency key and response (once released).
     pub release: Option<(String, ReleaseResponse)>,
+    /// Cents the release settled (its actuals).
+    #[serde(default)]
+    pub settled: Option<u64>,
     /// The peer uid that acquired it through a daemon (SEMANTICS 13.14); `None` in process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_uid: Option<u32>,
@@ -281,8 +284,6 @@ pub struct Meta {
     pub scoped: BTreeMap<String, DayCounter>,
     /// Per-actor in-flight.
     pub actor_in_flight: BTreeMap<String, u64>,
-    /// Rate window.
-    pub rate: VecDeque<RateEvent>,
     /// Tool-call rate windows by lower-cased tool id.
     pub tool_rate: BTreeMap<String, VecDeque<i64>>,
     /// Safety.
@@ -308,4 +309,13 @@ pub struct State {
     pub approvals: BTreeMap<String, ApprovalRec>,
     /// Idempotency records by scoped key.
     pub idem: BTreeMap<String, IdemRec>,
+    /// The rate window, oldest first (one row per event).
+    pub rate: VecDeque<RateEvent>,
+}
+
+impl RateEvent {
+    /// The row key: time then lease (sorts in window order).
+    pub fn key(&self) -> String {
+        format!("{:020}|{}", self.at.max(0), self.lease)
+    }
 }

@@ -84,6 +84,34 @@ impl Limits {
     }
 }
 
+/// A scoped quota: one value for every id, or a value per id (ids not listed: unlimited).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ScopedLimit {
+    /// The same limit for every org, workspace or actor.
+    All(i64),
+    /// A limit per id.
+    PerId(BTreeMap<String, i64>),
+}
+
+impl ScopedLimit {
+    /// The limit for `id`, if any.
+    pub fn for_id(&self, id: &str) -> Option<u64> {
+        match self {
+            ScopedLimit::All(v) => Some((*v).max(0) as u64),
+            ScopedLimit::PerId(m) => m.get(id).map(|v| (*v).max(0) as u64),
+        }
+    }
+
+    /// Every value (for the negative check).
+    pub fn values(&self) -> Vec<i64> {
+        match self {
+            ScopedLimit::All(v) => vec![*v],
+            ScopedLimit::PerId(m) => m.values().copied().collect(),
+        }
+    }
+}
+
 /// A service account (`tokenHash` = SHA-256 hex of the token; a plaintext `token` is refused).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -150,14 +178,14 @@ pub struct PolicyDoc {
     pub tool_registry: Vec<ToolIntent>,
     pub lease_ceiling: Option<Value>,
     pub lease_ceiling_by_role: BTreeMap<String, Value>,
-    pub org_daily_budget_cents: Option<i64>,
-    pub workspace_daily_budget_cents: Option<i64>,
-    pub actor_daily_budget_cents: Option<i64>,
-    pub max_in_flight_per_actor: Option<i64>,
+    pub org_daily_budget_cents: Option<ScopedLimit>,
+    pub workspace_daily_budget_cents: Option<ScopedLimit>,
+    pub actor_daily_budget_cents: Option<ScopedLimit>,
+    pub max_in_flight_per_actor: Option<ScopedLimit>,
     pub role_max_in_flight_overrides: BTreeMap<String, i64>,
-    pub org_max_requests_per_minute: Option<i64>,
-    pub workspace_max_requests_per_minute: Option<i64>,
-    pub actor_max_requests_per_minute: Option<i64>,
+    pub org_max_requests_per_minute: Option<ScopedLimit>,
+    pub workspace_max_requests_per_minute: Option<ScopedLimit>,
+    pub actor_max_requests_per_minute: Option<ScopedLimit>,
     pub tool_rate_limits: Vec<ToolRateLimit>,
     pub denied_tools: Vec<String>,
     pub cedar_policies: Option<String>,

@@ -115,24 +115,24 @@ pub(crate) fn refusal(doc: &PolicyDoc) -> Option<String> {
         .map(|(k, v)| (k.to_string(), v))
         .collect();
     for (k, v) in [
-        ("orgDailyBudgetCents", doc.org_daily_budget_cents),
+        ("orgDailyBudgetCents", &doc.org_daily_budget_cents),
         (
             "workspaceDailyBudgetCents",
-            doc.workspace_daily_budget_cents,
+            &doc.workspace_daily_budget_cents,
         ),
-        ("actorDailyBudgetCents", doc.actor_daily_budget_cents),
-        ("maxInFlightPerActor", doc.max_in_flight_per_actor),
-        ("orgMaxRequestsPerMinute", doc.org_max_requests_per_minute),
+        ("actorDailyBudgetCents", &doc.actor_daily_budget_cents),
+        ("maxInFlightPerActor", &doc.max_in_flight_per_actor),
+        ("orgMaxRequestsPerMinute", &doc.org_max_requests_per_minute),
         (
             "workspaceMaxRequestsPerMinute",
-            doc.workspace_max_requests_per_minute,
+            &doc.workspace_max_requests_per_minute,
         ),
         (
             "actorMaxRequestsPerMinute",
-            doc.actor_max_requests_per_minute,
+            &doc.actor_max_requests_per_minute,
         ),
     ] {
-        if let Some(v) = v {
+        for v in v.iter().flat_map(|l| l.values()) {
             numbers.push((k.to_string(), v));
         }
     }

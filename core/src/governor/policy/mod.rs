@@ -15,7 +15,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 pub use bundle::{BundleKey, KeyAlgorithm, generate_key, sign_bundle, signed_text, verify_bundle};
-pub use doc::{GovernorOptions, Limits, PolicyDoc, ServiceAccount, ToolRateLimit};
+pub use doc::{GovernorOptions, Limits, PolicyDoc, ScopedLimit, ServiceAccount, ToolRateLimit};
 pub use lint::{LintFinding, LintSeverity, lint_policy};
 pub use settings::Settings;
 
@@ -122,9 +122,9 @@ impl Policy {
         &self.hash
     }
 
-    /// `policyVersion` (empty when unset).
+    /// `policyVersion` (LeaseGate's `local` when unset).
     pub fn version(&self) -> &str {
-        self.doc.policy_version.as_deref().unwrap_or("")
+        self.doc.policy_version.as_deref().unwrap_or("local")
     }
 
     /// The policy JSON.

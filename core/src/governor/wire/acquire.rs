@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::enums::{ActionType, LeaseLocality, PrincipalType, Role, ToolCategory};
+use super::enums::{ActionType, IntentClass, LeaseLocality, PrincipalType, Role, ToolCategory};
 use super::num;
 
 /// A tool the lease will use, with its declared category.
@@ -58,7 +58,7 @@ pub struct AcquireRequest {
     /// Provider id.
     pub provider_id: String,
     /// Intent class (default `draft`).
-    pub intent_class: String,
+    pub intent_class: IntentClass,
     /// Apply constraints instead of denying at the context, retrieval and budget steps.
     pub auto_apply_constraints: bool,
     /// Estimated prompt tokens.
@@ -112,7 +112,7 @@ impl Default for AcquireRequest {
             action_type: ActionType::ChatCompletion,
             model_id: String::new(),
             provider_id: String::new(),
-            intent_class: "draft".to_string(),
+            intent_class: IntentClass::Draft,
             auto_apply_constraints: false,
             estimated_prompt_tokens: 0,
             max_output_tokens: 0,

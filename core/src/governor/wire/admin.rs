@@ -215,6 +215,16 @@ pub struct ExportAuditResponse {
     pub records: Vec<Value>,
 }
 
+/// `VerifyAudit {records?}`: without records, the store's chain; with records (JSON
+/// objects in chain order from the genesis), those.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct VerifyAuditRequest {
+    /// Records to verify instead of the store's chain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<Vec<Value>>,
+}
+
 /// `VerifyAudit` answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]

@@ -158,7 +158,7 @@ pub struct ReviewApprovalResponse {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub approval_token: String,
     /// Distinct approving reviewers so far.
-    pub approvals_received: u32,
+    pub current_approvals: u32,
     /// Reviewers needed.
     pub required_reviewers: u32,
     /// Message.
@@ -224,7 +224,7 @@ pub struct ApprovalQueueItem {
     /// Reviewers needed.
     pub required_reviewers: u32,
     /// Approvals so far.
-    pub approval_count: u32,
+    pub current_approvals: u32,
     /// Reviews so far.
     pub reviewers: Vec<ApprovalDecisionTrace>,
 }

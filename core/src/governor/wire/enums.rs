@@ -107,3 +107,15 @@ wire_enum!(
     LeaseLocality { /// By this governor (embedded or daemon).
         LocalIssued = "localIssued", /// By a hub.
         HubIssued = "hubIssued" } default LocalIssued);
+
+wire_enum!(
+    /// The intent of a request (drives `intentModelTiers` and `intentMaxCostCents`).
+    IntentClass { /// Drafting (the default).
+        Draft = "draft", /// Summarizing.
+        Summarize = "summarize", /// Extracting.
+        Extract = "extract", /// Classifying.
+        Classify = "classify", /// Planning.
+        Plan = "plan", /// Writing code.
+        Code = "code", /// Reviewing.
+        Review = "review", /// Analyzing.
+        Analyze = "analyze" } default Draft);

@@ -70,7 +70,7 @@ mod tests {
     fn requests_take_defaults_and_refuse_bad_cents() {
         let r: AcquireRequest = serde_json::from_str(r#"{"actorId":"a","unknown":1}"#).unwrap();
         assert_eq!(r.estimated_compute_units, 1);
-        assert_eq!(r.intent_class, "draft");
+        assert_eq!(r.intent_class, IntentClass::Draft);
         assert!(serde_json::from_str::<AcquireRequest>(r#"{"estimatedCostCents":-1}"#).is_err());
         assert!(serde_json::from_str::<AcquireRequest>(r#"{"estimatedCostCents":1.5}"#).is_err());
         assert!(

@@ -34,9 +34,16 @@ class ConformanceTest {
   @TestFactory
   Stream<DynamicTest> vectors() throws IOException {
     List<DynamicTest> tests = new ArrayList<>();
+    int skipped = 0;
     for (Path file : vectorFiles()) {
       JsonNode root = Json.MAPPER.readTree(file.toFile());
       for (JsonNode vector : root.path("vectors")) {
+        // Governor ops (issue 19) run in the Rust runner; skipped until this binding has one.
+        String vop = vector.path("op").asText();
+        if (vop.equals("governor") || vop.equals("frame_decode")) {
+          skipped++;
+          continue;
+        }
         String name = file.getFileName() + ":" + vector.path("id").asText("?");
         tests.add(
             DynamicTest.dynamicTest(
@@ -49,6 +56,9 @@ class ConformanceTest {
                   }
                 }));
       }
+    }
+    if (skipped > 0) {
+      System.out.println("skipped " + skipped + " (not yet supported: ops governor, frame_decode)");
     }
     assertTrue(!tests.isEmpty(), "no vectors found: an empty run proves nothing");
     return tests.stream();
