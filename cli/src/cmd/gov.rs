@@ -34,7 +34,8 @@ use crate::style::Style;
     leasekit gov approvals review approval-1 --approve --reviewer alice\n  \
     leasekit gov policy stage policy.json --version v2 && leasekit gov policy activate v2\n  \
     leasekit gov policy rollback v1\n  \
-    leasekit gov audit export -o audit.jsonl && leasekit audit verify audit.jsonl"
+    leasekit gov audit export -o audit.jsonl && leasekit audit verify audit.jsonl\n  \
+    leasekit gov call Acquire '{\"actorId\": \"a\", \"estimatedCostCents\": 3}'"
 )]
 pub struct GovArgs {
     /// The daemon's socket [default: $LEASEKIT_SOCKET, else $XDG_RUNTIME_DIR/leasekit.sock, else
@@ -76,6 +77,15 @@ pub enum GovCommand {
         /// `export` or `verify`.
         #[command(subcommand)]
         command: AuditCommand,
+    },
+    /// Send one raw command (any of the protocol's) and print the response envelope; exit 1
+    /// when it answers `success: false`.
+    Call {
+        /// Command name, e.g. Acquire, Release, GetStatus.
+        command: String,
+        /// Payload JSON (`-` for stdin).
+        #[arg(default_value = "{}")]
+        payload: String,
     },
 }
 
@@ -178,6 +188,19 @@ pub fn run(args: &GovArgs, style: &Style) -> Result<Report, Failure> {
     );
     let json = args.format == Format::Json;
     match &args.command {
+        GovCommand::Call { command, payload } => {
+            let payload = if payload == "-" {
+                read_text("-")?
+            } else {
+                payload.clone()
+            };
+            let env = client.handle_envelope(command, &payload);
+            let status = if env.success { 0 } else { 1 };
+            let payload: Value =
+                serde_json::from_str(&env.payload_json).unwrap_or(Value::String(env.payload_json));
+            let value = json!({"success": env.success, "payload": payload, "error": env.error});
+            Ok(Report::new(super::pretty(&value), status))
+        }
         GovCommand::Status => {
             let s = client.status()?;
             if json {
