@@ -323,12 +323,19 @@ pub fn run(args: &GovArgs, style: &Style) -> Result<Report, Failure> {
                     comment: comment.clone(),
                     ..ReviewApprovalRequest::default()
                 })?;
-                let refused = r.status.is_none();
-                let status = if refused { 1 } else { 0 };
+                // The review stands when the approval ends where the reviewer wanted it (a
+                // self-review, an unknown, expired or decided approval is refused: exit 1).
+                let stands = if *approve {
+                    r.message == "approval granted"
+                        || r.message == "approval pending additional reviewers"
+                } else {
+                    r.message == "approval denied"
+                };
+                let status = if stands { 0 } else { 1 };
                 if json {
                     return Ok(Report::new(pretty(&r), status));
                 }
-                let mut out = match r.status {
+                let mut out = match r.status.filter(|_| stands) {
                     Some(s) => format!(
                         "{}: {} ({}/{} reviews): {}\n",
                         id,

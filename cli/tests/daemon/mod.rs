@@ -163,6 +163,11 @@ impl Daemon {
         self.wait_exit(Duration::from_secs(60))
     }
 
+    /// Waits for an exit caused by a signal sent elsewhere.
+    pub fn stop_wait(&mut self) -> ExitStatus {
+        self.wait_exit(Duration::from_secs(60))
+    }
+
     /// SIGKILL and wait (a crash).
     pub fn kill9(&mut self) {
         self.signal(libc::SIGKILL);
