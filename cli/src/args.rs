@@ -50,6 +50,10 @@ pub enum Command {
     Audit(AuditArgs),
     /// Explain in words what a PATTERN matches for a CAPABILITY, with examples.
     Explain(ExplainArgs),
+    /// Run the governor as a local daemon on a Unix socket (see docs/daemon.md).
+    Serve(crate::cmd::serve::ServeArgs),
+    /// Operate a running daemon: status, metrics, approvals, policy, audit.
+    Gov(crate::cmd::gov::GovArgs),
 }
 
 /// Output format.

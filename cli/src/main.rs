@@ -73,5 +73,7 @@ fn run(command: Command, style: &Style) -> Result<Report, Failure> {
             None => cmd::policy::run(&a, style),
         },
         Command::Audit(a) => cmd::audit::run(&a, style),
+        Command::Serve(a) => cmd::serve::run(&a),
+        Command::Gov(a) => cmd::gov::run(&a, style),
     }
 }

@@ -3,12 +3,14 @@
 pub mod audit;
 pub mod check;
 pub mod explain;
+pub mod gov;
 pub mod govpolicy;
 pub mod inspect;
 pub mod lint;
 pub mod lock;
 pub mod narrow;
 pub mod policy;
+pub mod serve;
 pub mod subset;
 
 /// Pretty-prints a JSON value followed by a newline.

@@ -154,7 +154,10 @@ impl Governor {
     }
 
     /// Runs `f` on the engine as one command and returns once its changes are committed.
-    fn run<R>(&self, f: impl FnOnce(&mut Engine) -> crate::Result<R>) -> crate::Result<R> {
+    pub(super) fn run<R>(
+        &self,
+        f: impl FnOnce(&mut Engine) -> crate::Result<R>,
+    ) -> crate::Result<R> {
         let s = &*self.inner;
         let mut eng = lock(&s.engine);
         {
@@ -166,6 +169,7 @@ impl Governor {
             }
         }
         eng.begin(s.store.audit_writable())?;
+        eng.set_caller(super::access::current_caller());
         let out = f(&mut eng);
         if !s.group {
             let batch = eng.take_changes();

@@ -10,6 +10,7 @@
 //! - [`audit`]: the hash chain and its verification.
 //! - [`store`]: memory and SQLite stores behind one trait.
 //! - [`Governor`]: engine + store + group commit + the wire dispatcher `handle`.
+//! - [`client`]: [`client::GovernorClient`], the same methods over a `leasekit serve` socket.
 //!
 //! ```
 //! use leasekit::governor::{Governor, GovernorOptions, Policy, wire::AcquireRequest};
@@ -25,13 +26,17 @@
 //! assert!(answer.contains("\"success\":true"));
 //! ```
 
+mod access;
 pub mod audit;
 mod embedded;
+#[cfg(unix)]
+pub mod client;
 pub mod engine;
 pub mod policy;
 pub mod store;
 pub mod wire;
 
+pub use access::{Peer, admin_only};
 pub use audit::{AuditVerification, verify_audit};
 pub use embedded::Governor;
 pub use engine::{Engine, IdSource};

@@ -82,12 +82,13 @@ impl Engine {
             req.org_id = "default-org".to_string();
         }
         let scoped = (!req.idempotency_key.is_empty()).then(|| {
-            scoped_key(
+            let key = scoped_key(
                 &req.org_id,
                 &req.workspace_id,
                 &req.actor_id,
                 &req.idempotency_key,
-            )
+            );
+            self.caller_scoped(key)
         });
         let fp = scoped.as_ref().map(|_| fingerprint(&req));
         // 2. Idempotent replay, before any other check.
@@ -1036,6 +1037,7 @@ impl Engine {
             effective_lease: plan.effective,
             release: None,
             settled: None,
+            owner_uid: self.caller,
         };
         let mut a = self.record("lease_acquired");
         request_fields(&mut a, &rec.request, role);

@@ -2,6 +2,7 @@
 //! clock and id source. Each command starts by rolling the UTC day and sweeping expired
 //! leases, then decides; every change is recorded as touched rows so a store can commit it.
 
+mod access;
 mod acquire;
 mod approvals;
 mod policy_cmds;
@@ -51,6 +52,8 @@ pub struct Engine {
     ids: IdSource,
     pub(crate) now: i64,
     pub(crate) audit_ok: bool,
+    /// The peer uid the current command acts for (13.14); `None` in process.
+    pub(crate) caller: Option<u32>,
     track_rows: bool,
     dirty_leases: BTreeSet<String>,
     dirty_approvals: BTreeSet<String>,
@@ -128,6 +131,7 @@ impl Engine {
             ids,
             now: 0,
             audit_ok: true,
+            caller: None,
             track_rows,
             dirty_leases: BTreeSet::new(),
             dirty_approvals: BTreeSet::new(),

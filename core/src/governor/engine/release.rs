@@ -36,6 +36,9 @@ impl Engine {
             policy_hash: e.policy.hash().to_string(),
             receipt: None,
         };
+        if self.foreign(&req.lease_id) {
+            return Ok(not_found(self));
+        }
         let Some(l) = self.st.leases.get(&req.lease_id) else {
             return Ok(not_found(self));
         };

@@ -138,6 +138,9 @@ pub struct LeaseRec {
     /// Cents the release settled (its actuals).
     #[serde(default)]
     pub settled: Option<u64>,
+    /// The peer uid that acquired it through a daemon (SEMANTICS 13.14); `None` in process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_uid: Option<u32>,
 }
 
 /// An approval.

@@ -29,6 +29,9 @@ fn host_matches(pattern: &str, host: &str) -> bool {
 
 impl Engine {
     fn live_lease(&self, id: &str) -> Option<&super::state::LeaseRec> {
+        if self.foreign(id) {
+            return None;
+        }
         self.st
             .leases
             .get(id)
@@ -172,6 +175,7 @@ impl Engine {
             .st
             .leases
             .get(&req.lease_id)
+            .filter(|l| self.visible(l))
             .map(|l| l.request.workspace_id.clone())
             .unwrap_or_default();
         let verdict = self.check_tool_call(&req, &ws);
@@ -250,6 +254,12 @@ impl Engine {
         let err = |r: &str, rec: &'static str| Err((r.to_string(), rec));
         // 1. Loop detector: every call counts.
         let loop_key = format!("{}|{}", req.lease_id, req.tool_id.to_ascii_lowercase());
+        // Another uid's calls on a lease count apart from the owner's (13.14).
+        let loop_key = if self.foreign(&req.lease_id) {
+            self.caller_scoped(loop_key)
+        } else {
+            loop_key
+        };
         if self.count_event(Counter::Loops, &loop_key, self.settings.tool_loop_threshold) {
             if !ws.is_empty() {
                 self.trip_breaker(ws, "tool_call_loop");
@@ -262,7 +272,7 @@ impl Engine {
             .st
             .leases
             .values()
-            .find(|l| l.subs.contains_key(&req.tool_sub_lease_id));
+            .find(|l| self.visible(l) && l.subs.contains_key(&req.tool_sub_lease_id));
         let Some(owner) = owner else {
             return err("tool_sublease_not_found", sub_rec);
         };
@@ -358,7 +368,12 @@ impl Engine {
             code: Some(code.to_string()),
             denied_reason: Some(reason.to_string()),
         };
-        let Some(l) = self.st.leases.get(&req.lease_id) else {
+        let Some(l) = self
+            .st
+            .leases
+            .get(&req.lease_id)
+            .filter(|l| self.visible(l))
+        else {
             return refuse("PERMISSION_DENIED", "lease_not_found");
         };
         match l.status {

@@ -13,8 +13,9 @@ fn invalid(msg: impl Into<String>) -> Error {
     Error::new(ErrorCode::InvalidRequest, msg)
 }
 
-/// Checks a length prefix.
-fn check_len(len: i32) -> crate::Result<usize> {
+/// Checks a length prefix (13.1: 1..=16 MiB as a signed 32-bit integer) and answers the
+/// payload length; shared by the daemon's codec and the socket client.
+pub fn check_frame_length(len: i32) -> crate::Result<usize> {
     if len <= 0 {
         return Err(invalid(format!("invalid payload length {len}")));
     }
@@ -54,7 +55,7 @@ pub fn decode_frame(bytes: &[u8]) -> crate::Result<(&[u8], usize)> {
     if bytes.len() < 4 {
         return Err(invalid("stream ended inside the length prefix"));
     }
-    let len = check_len(i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))?;
+    let len = check_frame_length(i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))?;
     let end = 4 + len;
     if bytes.len() < end {
         return Err(invalid(format!(
@@ -79,7 +80,7 @@ pub fn read_frame(r: &mut impl Read) -> crate::Result<Option<Vec<u8>>> {
             Err(e) => return Err(Error::new(ErrorCode::InternalError, format!("read: {e}"))),
         }
     }
-    let len = check_len(i32::from_le_bytes(prefix))?;
+    let len = check_frame_length(i32::from_le_bytes(prefix))?;
     let mut payload = vec![0u8; len];
     r.read_exact(&mut payload).map_err(|e| {
         if e.kind() == io::ErrorKind::UnexpectedEof {

@@ -1,0 +1,195 @@
+//! `leasekit serve`: run the governor as a local daemon (SEMANTICS 13, 13.14) until SIGTERM or
+//! SIGINT. The daemon itself is the `leasekit-serve` crate; this file only turns flags into
+//! its settings.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use leasekit::agentfile::{Diagnostic, lint};
+use leasekit::governor::{GovernorOptions, IdSource, Policy, Synchronous};
+use leasekit_serve::{FrameService, GovernorService, GovernorSpec, ServeConfig, StoreKind};
+
+use crate::Report;
+use crate::failure::Failure;
+use crate::input::{display_name, read_agentfile, read_text};
+
+/// `leasekit serve`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Runs in the foreground until SIGTERM or SIGINT, then stops accepting, answers every \
+    request already read, closes the store and removes the socket.\n\
+    Exit status: 0 after a clean shutdown, 2 when the daemon cannot start (e.g. another daemon holds the \
+    socket or state directory).\n\n\
+    Examples:\n  \
+    leasekit serve --policy policy.json\n  \
+    leasekit serve --agentfile examples/agentfiles/code-reviewer/Agentfile --state /var/lib/leasekit\n  \
+    leasekit serve --socket /run/leasekit.sock --socket-mode 660 --admin-uid 0 --admin-uid 1001\n\
+    See docs/daemon.md."
+)]
+pub struct ServeArgs {
+    /// Socket path [default: $LEASEKIT_SOCKET, else $XDG_RUNTIME_DIR/leasekit.sock, else STATE/leasekit.sock].
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+    /// State directory: the SQLite store (governor.db, audit chain included) and the lock file
+    /// [default: $XDG_STATE_HOME/leasekit, else ~/.local/state/leasekit].
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Policy JSON (SEMANTICS 13.9); used when the store is new (afterwards the store's last
+    /// activated policy wins).
+    #[arg(long, value_name = "FILE", conflicts_with = "agentfile")]
+    pub policy: Option<String>,
+    /// Compile this Agentfile to the policy instead of --policy.
+    #[arg(long, value_name = "FILE")]
+    pub agentfile: Option<String>,
+    /// Construction options JSON: limits and the trust settings (allowedPublicKeysBase64,
+    /// requireSignedBundles).
+    #[arg(long, value_name = "FILE")]
+    pub options: Option<String>,
+    /// A uid allowed the admin commands (approval decisions, policy, exports); repeatable
+    /// [default: the daemon's own uid].
+    #[arg(long = "admin-uid", value_name = "UID")]
+    pub admin_uids: Vec<u32>,
+    /// Socket permission bits in octal (0600: owner only).
+    #[arg(long, value_name = "OCTAL", default_value = "600", value_parser = parse_mode)]
+    pub socket_mode: u32,
+    /// Where state lives.
+    #[arg(long, value_enum, default_value_t = StoreArg::Sqlite)]
+    pub store: StoreArg,
+    /// SQLite durability: full (fsync per commit; no answered grant lost on power loss) or
+    /// normal (survives a crash of the daemon, not of the machine).
+    #[arg(long, value_enum, default_value_t = SyncArg::Full)]
+    pub sync: SyncArg,
+    /// Seconds a connection may sit idle between requests.
+    #[arg(long, value_name = "SECS", default_value_t = 120)]
+    pub idle_timeout: u64,
+    /// Seconds a request frame may take to arrive once started.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub frame_timeout: u64,
+    /// Connections served at once.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    pub max_connections: usize,
+    /// Milliseconds between background sweeps of expired leases.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub sweep_interval_ms: u64,
+    /// TEST ONLY: a manual clock, `manual:<RFC 3339>`, moved by the admin-only command
+    /// TestSetClock {"now": ...}.
+    #[arg(long, hide = true, value_name = "manual:TIME")]
+    pub clock: Option<String>,
+    /// TEST ONLY: `deterministic` ids (lease-1, approval-1, appr-1, sub-1).
+    #[arg(long, hide = true, value_name = "deterministic")]
+    pub ids: Option<String>,
+}
+
+/// `--store`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StoreArg {
+    /// STATE/governor.db.
+    Sqlite,
+    /// In memory (lost at shutdown).
+    Memory,
+}
+
+/// `--sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SyncArg {
+    /// synchronous=FULL.
+    Full,
+    /// synchronous=NORMAL.
+    Normal,
+}
+
+fn parse_mode(s: &str) -> Result<u32, String> {
+    let m = u32::from_str_radix(s.trim_start_matches("0o"), 8)
+        .map_err(|_| format!("{s:?} is not an octal mode such as 600"))?;
+    if m > 0o777 {
+        return Err(format!("{s} is not a permission mode (at most 777)"));
+    }
+    Ok(m)
+}
+
+/// Runs the daemon until a signal stops it.
+pub fn run(args: &ServeArgs) -> Result<Report, Failure> {
+    let state = match &args.state {
+        Some(s) => s.clone(),
+        None => leasekit_serve::config::default_state_dir().map_err(Failure::usage)?,
+    };
+    let socket = args
+        .socket
+        .clone()
+        .unwrap_or_else(|| leasekit_serve::config::default_socket(&state));
+    let spec = spec(args)?;
+    let mut config = ServeConfig::new(socket, state.clone());
+    config.socket_mode = args.socket_mode;
+    config.idle_timeout = Duration::from_secs(args.idle_timeout.max(1));
+    config.frame_timeout = Duration::from_secs(args.frame_timeout.max(1));
+    config.max_connections = args.max_connections.max(1);
+    config.sweep_interval = Duration::from_millis(args.sweep_interval_ms.max(10));
+    leasekit_serve::run(config, move || {
+        GovernorService::open(spec, &state).map(|s| Arc::new(s) as Arc<dyn FrameService>)
+    })
+    .map_err(Failure::usage)?;
+    Ok(Report::new(String::new(), 0))
+}
+
+fn spec(args: &ServeArgs) -> Result<GovernorSpec, Failure> {
+    let policy = if let Some(path) = &args.policy {
+        let text = read_text(path)?;
+        Policy::from_json(&text).map_err(|e| Failure::core(display_name(path), &e))?
+    } else if let Some(path) = &args.agentfile {
+        let af = read_agentfile(path, false)?;
+        if let Some(d) = lint(&af).into_iter().find(Diagnostic::is_error) {
+            return Err(Failure::usage(format!(
+                "{}: the Agentfile has errors (first at line {}: {}); see `leasekit lint`",
+                display_name(path),
+                d.line,
+                d.message
+            )));
+        }
+        Policy::from_agentfile(&af).map_err(|e| Failure::core(display_name(path), &e))?
+    } else {
+        Policy::default_policy()
+    };
+    let options = match &args.options {
+        Some(path) => GovernorOptions::from_json(&read_text(path)?)
+            .map_err(|e| Failure::core(display_name(path), &e))?,
+        None => GovernorOptions::default(),
+    };
+    let manual_clock = match args.clock.as_deref() {
+        None => None,
+        Some(c) => {
+            let t = c.strip_prefix("manual:").ok_or_else(|| {
+                Failure::usage("--clock takes manual:<RFC 3339 time> (a test-only setting)")
+            })?;
+            Some(leasekit::parse_expires_at(t).map_err(|e| Failure::core("--clock", &e))?)
+        }
+    };
+    let ids = match args.ids.as_deref() {
+        None => IdSource::Random,
+        Some("deterministic") => IdSource::Deterministic,
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--ids takes `deterministic` (a test-only setting), not {other:?}"
+            )));
+        }
+    };
+    let admin_uids: BTreeSet<u32> = if args.admin_uids.is_empty() {
+        [leasekit_serve::listener::current_uid()].into()
+    } else {
+        args.admin_uids.iter().copied().collect()
+    };
+    Ok(GovernorSpec {
+        policy,
+        options,
+        store: match (args.store, args.sync) {
+            (StoreArg::Memory, _) => StoreKind::Memory,
+            (StoreArg::Sqlite, SyncArg::Full) => StoreKind::Sqlite(Synchronous::Full),
+            (StoreArg::Sqlite, SyncArg::Normal) => StoreKind::Sqlite(Synchronous::Normal),
+        },
+        admin_uids,
+        manual_clock,
+        ids,
+    })
+}

@@ -1,0 +1,310 @@
+//! Daemon access with two real uids (SEMANTICS 13.14): the tests run as root and start client
+//! processes as uid 65534 (`nobody`) through `Command::uid` (setuid before exec), so the
+//! daemon sees a second uid through SO_PEERCRED. Without root they cannot run and say so.
+
+mod daemon;
+
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Output};
+
+use daemon::Daemon;
+use leasekit::governor::wire::{AcquireRequest, ReleaseRequest, ToolIntent};
+use serde_json::{Value, json};
+
+const OTHER: u32 = 65534;
+
+fn is_root() -> bool {
+    leasekit_serve::listener::current_uid() == 0
+}
+
+/// `leasekit gov --socket S ARGS...` run as `uid`.
+fn gov_as(uid: u32, d: &Daemon, args: &[&str]) -> Output {
+    Command::new(daemon::leasekit_bin())
+        .arg("gov")
+        .arg("--socket")
+        .arg(&d.socket)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .uid(uid)
+        .gid(uid)
+        .output()
+        .expect("run leasekit gov")
+}
+
+/// A raw command as `uid`: (success, payload, error).
+fn call_as(uid: u32, d: &Daemon, command: &str, payload: Value) -> (bool, Value, String) {
+    let out = gov_as(uid, d, &["call", command, &payload.to_string()]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (
+        v["success"] == true,
+        v["payload"].clone(),
+        v["error"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+fn start(extra: &[&str]) -> Daemon {
+    let dir = daemon::temp_dir("acc");
+    let pfile = dir.join("policy.json");
+    std::fs::write(
+        &pfile,
+        json!({"policyVersion": "v1", "toolRegistry": [{"toolId": "t", "category": "other"}]})
+            .to_string(),
+    )
+    .unwrap();
+    let mut args = vec!["--policy".to_string(), pfile.display().to_string()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    Daemon::start_in(&dir, args)
+}
+
+#[test]
+fn owner_only_socket_keeps_other_uids_out() {
+    if !is_root() {
+        eprintln!("SKIP: needs root to act as a second uid");
+        return;
+    }
+    let d = start(&[]);
+    let out = gov_as(OTHER, &d, &["status"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("PERMISSION_DENIED") && err.contains("owner-only"),
+        "{err}"
+    );
+    // And nothing is decided locally for it either (gov never falls back).
+    assert_eq!(d.client().metrics().unwrap().active_leases, 0);
+}
+
+#[test]
+fn another_uid_cannot_touch_a_lease_or_run_admin_commands() {
+    if !is_root() {
+        eprintln!("SKIP: needs root to act as a second uid");
+        return;
+    }
+    let d = start(&["--socket-mode", "666"]);
+    let root = d.client();
+    let grant = root
+        .acquire(AcquireRequest {
+            actor_id: "alice".into(),
+            workspace_id: "w".into(),
+            estimated_cost_cents: 7,
+            requested_tools: vec![ToolIntent {
+                tool_id: "t".into(),
+                ..ToolIntent::default()
+            }],
+            requested_lease: Some(json!({"fs.read": ["/data/**"]})),
+            ..AcquireRequest::default()
+        })
+        .unwrap();
+    assert!(grant.granted, "{grant:?}");
+    let id = grant.lease_id.clone();
+    let sub = root
+        .request_tool_sub_lease(leasekit::governor::wire::ToolSubLeaseRequest {
+            lease_id: id.clone(),
+            tool_id: "t".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(sub.granted);
+
+    // uid 65534 on uid 0's lease: exactly what an unknown lease gets.
+    let (ok, p, _) = call_as(
+        OTHER,
+        &d,
+        "Release",
+        json!({"leaseId": id, "actualCostCents": 0}),
+    );
+    assert!(ok);
+    assert_eq!(p["classification"], "leaseNotFound");
+    let (_, unknown, _) = call_as(OTHER, &d, "Release", json!({"leaseId": "nope"}));
+    assert_eq!(p, unknown, "a foreign lease must look like an unknown one");
+    let (ok, p, _) = call_as(
+        OTHER,
+        &d,
+        "RequestToolSubLease",
+        json!({"leaseId": id, "toolId": "t"}),
+    );
+    assert!(ok);
+    assert_eq!(p["granted"], false);
+    assert_eq!(p["deniedReason"], "lease_not_found");
+    let (_, p, _) = call_as(
+        OTHER,
+        &d,
+        "Authorize",
+        json!({"leaseId": id, "capability": "fs.read", "target": "/data/x"}),
+    );
+    assert_eq!(p["allowed"], false);
+    assert_eq!(p["deniedReason"], "lease_not_found");
+    let (_, p, _) = call_as(
+        OTHER,
+        &d,
+        "ExecuteToolCall",
+        json!({"leaseId": id,
+        "toolSubLeaseId": sub.tool_sub_lease_id, "toolId": "t"}),
+    );
+    assert_eq!(p["allowed"], false);
+    assert_eq!(p["deniedReason"], "tool_sublease_not_found");
+
+    // Admin commands: refused, nothing changed.
+    let appr = root
+        .request_approval(leasekit::governor::wire::ApprovalRequest {
+            actor_id: "bob".into(),
+            workspace_id: "w".into(),
+            requested_by: "bob".into(),
+            tool_id: "t".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    for (cmd, payload) in [
+        (
+            "GrantApproval",
+            json!({"approvalId": appr.approval_id, "grantedBy": "mallory"}),
+        ),
+        (
+            "DenyApproval",
+            json!({"approvalId": appr.approval_id, "deniedBy": "mallory"}),
+        ),
+        (
+            "ReviewApproval",
+            json!({"approvalId": appr.approval_id, "reviewerId": "mallory", "approve": true}),
+        ),
+        (
+            "StagePolicyBundle",
+            json!({"version": "evil", "policyContentJson": "{\"maxInFlight\": 1000}"}),
+        ),
+        ("ActivatePolicy", json!({"version": "evil"})),
+        ("RollbackPolicy", json!({"version": "v1"})),
+        ("ExportAudit", json!({})),
+        ("ExportDiagnostics", json!({})),
+    ] {
+        let (ok, _, err) = call_as(OTHER, &d, cmd, payload);
+        assert!(!ok && err.starts_with("permission_denied"), "{cmd}: {err}");
+    }
+    // The operator CLI says so and exits 2.
+    let out = gov_as(
+        OTHER,
+        &d,
+        &[
+            "approvals",
+            "review",
+            &appr.approval_id,
+            "--approve",
+            "--reviewer",
+            "m",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PERMISSION_DENIED"));
+    let pol = d.dir.join("evil.json");
+    std::fs::write(&pol, "{\"maxInFlight\": 1000}").unwrap();
+    let out = gov_as(
+        OTHER,
+        &d,
+        &[
+            "policy",
+            "stage",
+            pol.to_str().unwrap(),
+            "--version",
+            "evil",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+
+    // It may still use the governor for itself, and its leases are its own.
+    let (ok, mine, _) = call_as(
+        OTHER,
+        &d,
+        "Acquire",
+        json!({"actorId": "nob", "estimatedCostCents": 2}),
+    );
+    assert!(ok && mine["granted"] == true, "{mine}");
+    let theirs = root
+        .release(ReleaseRequest {
+            lease_id: mine["leaseId"].as_str().unwrap().into(),
+            ..ReleaseRequest::default()
+        })
+        .unwrap();
+    assert_eq!(
+        theirs.classification.as_str(),
+        "leaseNotFound",
+        "root is not the owner either"
+    );
+    let (_, p, _) = call_as(
+        OTHER,
+        &d,
+        "Release",
+        json!({"leaseId": mine["leaseId"], "actualCostCents": 1}),
+    );
+    assert_eq!(p["classification"], "recorded");
+
+    // uid 0's lease, approval and policy are as they were.
+    let status = root.status().unwrap();
+    assert_eq!(status.policy_version, "v1");
+    assert_eq!(status.active_leases, 1);
+    assert_eq!(status.pending_approvals, 1);
+    let rel = root
+        .release(ReleaseRequest {
+            lease_id: id,
+            actual_cost_cents: 5,
+            ..ReleaseRequest::default()
+        })
+        .unwrap();
+    assert_eq!(rel.classification.as_str(), "recorded");
+    assert_eq!(root.metrics().unwrap().spend_today_cents, 5 + 1);
+}
+
+#[test]
+fn admin_uids_are_the_configured_ones() {
+    if !is_root() {
+        eprintln!("SKIP: needs root to act as a second uid");
+        return;
+    }
+    let other = OTHER.to_string();
+    let d = start(&["--socket-mode", "666", "--admin-uid", &other]);
+    let appr = d
+        .client()
+        .request_approval(leasekit::governor::wire::ApprovalRequest {
+            actor_id: "bob".into(),
+            workspace_id: "w".into(),
+            requested_by: "bob".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    // uid 0 is no longer an admin here.
+    let e = d
+        .client()
+        .list_pending_approvals(Default::default())
+        .unwrap_err();
+    assert_eq!(e.code(), leasekit::ErrorCode::PermissionDenied);
+    // uid 65534 is, through the operator CLI.
+    let out = gov_as(OTHER, &d, &["approvals", "list"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&appr.approval_id));
+    let out = gov_as(
+        OTHER,
+        &d,
+        &[
+            "approvals",
+            "review",
+            &appr.approval_id,
+            "--approve",
+            "--reviewer",
+            "carol",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("granted"));
+}

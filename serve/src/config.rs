@@ -1,0 +1,69 @@
+//! The daemon's transport settings and the default socket and state locations.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Transport settings of one daemon.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// The Unix socket path.
+    pub socket: PathBuf,
+    /// The state directory (store, lock file); created 0700 when absent.
+    pub state_dir: PathBuf,
+    /// Permission bits of the socket file (default 0600: owner only, SEMANTICS 13.14).
+    pub socket_mode: u32,
+    /// How long a connection may sit between requests before it is closed.
+    pub idle_timeout: Duration,
+    /// How long a request frame may take to arrive once it has started (slow clients).
+    pub frame_timeout: Duration,
+    /// How long writing one response may take (clients that do not read).
+    pub write_timeout: Duration,
+    /// Connections served at once; more are refused with an error frame.
+    pub max_connections: usize,
+    /// Period of the background sweep of expired leases.
+    pub sweep_interval: Duration,
+    /// How long shutdown waits for in-flight commands before giving up on them.
+    pub shutdown_grace: Duration,
+}
+
+impl ServeConfig {
+    /// Settings with the defaults for everything but the two paths.
+    pub fn new(socket: PathBuf, state_dir: PathBuf) -> ServeConfig {
+        ServeConfig {
+            socket,
+            state_dir,
+            socket_mode: 0o600,
+            idle_timeout: Duration::from_secs(120),
+            frame_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(10),
+            max_connections: 4096,
+            sweep_interval: Duration::from_secs(1),
+            shutdown_grace: Duration::from_secs(30),
+        }
+    }
+
+    /// The state directory's lock file.
+    pub fn state_lock_path(&self) -> PathBuf {
+        self.state_dir.join("leasekit.lock")
+    }
+
+    /// The socket's lock file (`<socket>.lock`).
+    pub fn socket_lock_path(&self) -> PathBuf {
+        let mut s = self.socket.clone().into_os_string();
+        s.push(".lock");
+        PathBuf::from(s)
+    }
+}
+
+/// The default state directory (`$XDG_STATE_HOME/leasekit`, else `~/.local/state/leasekit`).
+pub fn default_state_dir() -> Result<PathBuf, String> {
+    leasekit::governor::client::default_state_dir()
+        .ok_or_else(|| "no state directory: set --state, XDG_STATE_HOME or HOME".to_string())
+}
+
+/// The default socket of a daemon with this state directory (`$LEASEKIT_SOCKET`, else
+/// `$XDG_RUNTIME_DIR/leasekit.sock`, else `<state dir>/leasekit.sock`); the clients look in the
+/// same places.
+pub fn default_socket(state_dir: &std::path::Path) -> PathBuf {
+    leasekit::governor::client::default_socket_in(state_dir)
+}

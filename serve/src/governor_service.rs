@@ -1,0 +1,167 @@
+//! The governor behind the socket: [`GovernorService`] answers each frame with
+//! [`Governor::handle_as`] for the peer's uid (SEMANTICS 13.14), and [`GovernorSpec`] says how
+//! to build that governor (policy, options, store, admin uids, and the test-only clock and id
+//! source).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use leasekit::governor::wire::{RequestEnvelope, ResponseEnvelope};
+use leasekit::governor::{
+    Governor, GovernorOptions, IdSource, MemoryStore, Peer as AccessPeer, Policy, SqliteStore,
+    Store, Synchronous,
+};
+use leasekit::{Clock, ManualClock, SystemClock, Timestamp};
+
+use crate::service::{FrameService, Peer};
+
+/// The file of the SQLite store inside the state directory.
+pub const STORE_FILE: &str = "governor.db";
+
+/// The test-only command that sets a manual clock (`{"now": RFC 3339}`); it exists only when
+/// the daemon runs with `--clock manual:...`, and only admins may send it.
+pub const TEST_SET_CLOCK: &str = "TestSetClock";
+
+/// Where the governor keeps its state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreKind {
+    /// `governor.db` in the state directory, with this durability.
+    Sqlite(Synchronous),
+    /// In memory: lost when the daemon stops (tests, throwaway).
+    Memory,
+}
+
+/// How to build the daemon's governor.
+#[derive(Debug, Clone)]
+pub struct GovernorSpec {
+    /// The policy (recorded only the first time a store is opened; afterwards the store's last
+    /// activated policy wins, SEMANTICS 13.15).
+    pub policy: Policy,
+    /// Construction options (limits and the trust settings).
+    pub options: GovernorOptions,
+    /// The store.
+    pub store: StoreKind,
+    /// Uids allowed the admin commands (approval decisions, policy, exports).
+    pub admin_uids: BTreeSet<u32>,
+    /// `Some(t)`: a manual clock starting at `t`, moved by [`TEST_SET_CLOCK`] (tests only).
+    pub manual_clock: Option<Timestamp>,
+    /// Id source (deterministic only for tests and conformance).
+    pub ids: IdSource,
+}
+
+/// The governor a daemon serves.
+pub struct GovernorService {
+    gov: Governor,
+    admins: BTreeSet<u32>,
+    manual_clock: Option<Arc<ManualClock>>,
+}
+
+impl std::fmt::Debug for GovernorService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GovernorService")
+            .field("gov", &self.gov)
+            .field("admins", &self.admins)
+            .finish()
+    }
+}
+
+impl GovernorService {
+    /// Opens the governor of `spec` with its state in `state_dir`.
+    pub fn open(spec: GovernorSpec, state_dir: &Path) -> Result<GovernorService, String> {
+        let store: Arc<dyn Store> = match spec.store {
+            StoreKind::Sqlite(sync) => {
+                let path = state_dir.join(STORE_FILE);
+                Arc::new(SqliteStore::open_with(&path, sync).map_err(|e| {
+                    format!("cannot open the store {}: {}", path.display(), e.message())
+                })?)
+            }
+            StoreKind::Memory => Arc::new(MemoryStore::new()),
+        };
+        let manual_clock = spec.manual_clock.map(|t| Arc::new(ManualClock::new(t)));
+        let clock: Arc<dyn Clock> = match &manual_clock {
+            Some(c) => c.clone(),
+            None => Arc::new(SystemClock),
+        };
+        let gov = Governor::new(spec.policy, spec.options, store, clock, spec.ids)
+            .map_err(|e| format!("cannot open the governor: {}", e.message()))?;
+        Ok(GovernorService {
+            gov,
+            admins: spec.admin_uids,
+            manual_clock,
+        })
+    }
+
+    /// The governor (for in-process checks).
+    pub fn governor(&self) -> &Governor {
+        &self.gov
+    }
+
+    fn answer(&self, request: &[u8], peer: &Peer) -> ResponseEnvelope {
+        let Ok(text) = std::str::from_utf8(request) else {
+            return ResponseEnvelope::fail("frame payload is not UTF-8");
+        };
+        let req: RequestEnvelope = match serde_json::from_str(text) {
+            Ok(r) => r,
+            Err(e) => {
+                return ResponseEnvelope::fail(format!(
+                    "frame payload is not a request envelope: {e}"
+                ));
+            }
+        };
+        let access = AccessPeer {
+            uid: peer.uid,
+            admin: self.admins.contains(&peer.uid),
+        };
+        if req.command == TEST_SET_CLOCK
+            && let Some(clock) = &self.manual_clock
+        {
+            return set_clock(clock, access, &req.payload_json);
+        }
+        self.gov.handle_as(access, &req.command, &req.payload_json)
+    }
+}
+
+fn set_clock(clock: &ManualClock, peer: AccessPeer, payload: &str) -> ResponseEnvelope {
+    if !peer.admin {
+        return ResponseEnvelope::fail(format!(
+            "permission_denied: {TEST_SET_CLOCK} needs an admin uid (uid {} is not one)",
+            peer.uid
+        ));
+    }
+    let now = serde_json::from_str::<serde_json::Value>(payload)
+        .ok()
+        .and_then(|v| v.get("now").and_then(|n| n.as_str()).map(str::to_string));
+    let Some(now) = now else {
+        return ResponseEnvelope::fail("invalid payload: TestSetClock needs {\"now\": RFC 3339}");
+    };
+    match leasekit::parse_expires_at(&now) {
+        Ok(t) => {
+            clock.set(t);
+            ResponseEnvelope::ok(serde_json::json!({"now": now}).to_string())
+        }
+        Err(e) => ResponseEnvelope::fail(format!("invalid payload: {}", e.message())),
+    }
+}
+
+impl FrameService for GovernorService {
+    fn handle(&self, request: &[u8], peer: &Peer) -> Vec<u8> {
+        serde_json::to_vec(&self.answer(request, peer)).expect("envelope serializes")
+    }
+
+    fn frame_error(&self, message: &str) -> Vec<u8> {
+        serde_json::to_vec(&ResponseEnvelope::fail(message)).expect("envelope serializes")
+    }
+
+    fn sweep(&self) -> Result<(), String> {
+        self.gov.sweep().map_err(|e| e.message().to_string())
+    }
+
+    fn close(&self) -> Result<(), String> {
+        // Nothing to flush: a command is answered only after its changes are committed (group
+        // commit included), and shutdown waits for every command in flight. No sweep either:
+        // leases that expire while the daemon is down are settled by the next start
+        // (`lease_expired_by_restart`, SEMANTICS 13.11).
+        Ok(())
+    }
+}

@@ -1,0 +1,210 @@
+//! The daemon's life: lock, open, bind, accept until SIGTERM/SIGINT, then stop accepting,
+//! remove the socket, let in-flight commands finish and answer, and close the store.
+
+use std::fs::DirBuilder;
+use std::future::Future;
+use std::os::unix::fs::DirBuilderExt;
+use std::sync::Arc;
+
+use tokio::net::UnixListener;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::Semaphore;
+use tokio::time::timeout;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::config::ServeConfig;
+use crate::connection::{self, Shared};
+use crate::listener;
+use crate::lock::LockFile;
+use crate::service::FrameService;
+
+/// The locks a running daemon holds (state directory and socket).
+#[derive(Debug)]
+pub struct Locks {
+    _state: LockFile,
+    _socket: LockFile,
+}
+
+/// Creates the state directory (0700) and takes both lock files. A second daemon on the same
+/// state directory or socket gets a clear error naming the holder's pid.
+pub fn lock(config: &ServeConfig) -> Result<Locks, String> {
+    DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&config.state_dir)
+        .map_err(|e| {
+            format!(
+                "cannot create state directory {}: {e}",
+                config.state_dir.display()
+            )
+        })?;
+    let state = LockFile::acquire(
+        &config.state_lock_path(),
+        &format!("state directory {}", config.state_dir.display()),
+    )?;
+    let socket = LockFile::acquire(
+        &config.socket_lock_path(),
+        &format!("socket {}", config.socket.display()),
+    )?;
+    Ok(Locks {
+        _state: state,
+        _socket: socket,
+    })
+}
+
+/// Runs a daemon to completion on a fresh tokio runtime: takes the locks, opens the service
+/// with `open` (only once the locks are held, so two daemons never open one store), binds the
+/// socket and serves until SIGTERM or SIGINT.
+pub fn run(
+    config: ServeConfig,
+    open: impl FnOnce() -> Result<Arc<dyn FrameService>, String>,
+) -> Result<(), String> {
+    let _locks = lock(&config)?;
+    let fd_limit = listener::raise_fd_limit();
+    let service = open()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("leasekit-serve")
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    rt.block_on(async move {
+        let listener = listener::bind(&config.socket, config.socket_mode)?;
+        eprintln!(
+            "leasekit serve: listening on {} (pid {}, mode {:o}, state {}, fd limit {fd_limit})",
+            config.socket.display(),
+            std::process::id(),
+            config.socket_mode,
+            config.state_dir.display()
+        );
+        serve_until(listener, config, service, shutdown_signal()).await
+    })
+}
+
+/// Resolves on the first SIGTERM or SIGINT.
+async fn shutdown_signal() {
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        // Without signal handlers the daemon could not shut down cleanly: never resolve, the
+        // default disposition (terminate) then applies... but handlers are installed above,
+        // so this only happens when the runtime cannot register them.
+        std::future::pending::<()>().await;
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => eprintln!("leasekit serve: SIGTERM, shutting down"),
+        _ = int.recv() => eprintln!("leasekit serve: SIGINT, shutting down"),
+    }
+}
+
+/// Serves `listener` until `stop` resolves, then shuts down gracefully.
+pub async fn serve_until(
+    listener: UnixListener,
+    config: ServeConfig,
+    service: Arc<dyn FrameService>,
+    stop: impl Future<Output = ()>,
+) -> Result<(), String> {
+    let shutdown = CancellationToken::new();
+    let shared = Arc::new(Shared {
+        service: service.clone(),
+        config: config.clone(),
+        shutdown: shutdown.clone(),
+    });
+    let tracker = TaskTracker::new();
+    let slots = Arc::new(Semaphore::new(config.max_connections));
+    tracker.spawn(sweeper(service.clone(), config.clone(), shutdown.clone()));
+
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            biased;
+            _ = &mut stop => break,
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((s, _)) => s,
+                    Err(e) => {
+                        // EMFILE and friends: back off briefly instead of spinning.
+                        eprintln!("leasekit serve: accept failed: {e}");
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                match slots.clone().try_acquire_owned() {
+                    Ok(permit) => {
+                        let shared = shared.clone();
+                        tracker.spawn(async move {
+                            connection::serve(stream, shared).await;
+                            drop(permit);
+                        });
+                    }
+                    Err(_) => {
+                        let msg = service.frame_error(&format!(
+                            "too many connections (limit {}); retry later",
+                            config.max_connections
+                        ));
+                        tracker.spawn(refuse(stream, msg));
+                    }
+                }
+            }
+        }
+    }
+
+    // Stop accepting and take the socket away first, so new clients fail fast (and fall back)
+    // instead of queueing on a daemon that is going away.
+    drop(listener);
+    listener::remove(&config.socket);
+    shutdown.cancel();
+    tracker.close();
+    if timeout(config.shutdown_grace, tracker.wait())
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "leasekit serve: some commands did not finish within {} s",
+            config.shutdown_grace.as_secs()
+        );
+    }
+    let closed = tokio::task::spawn_blocking(move || service.close())
+        .await
+        .map_err(|_| "closing the store failed unexpectedly".to_string())?;
+    closed.map_err(|e| format!("closing the store failed: {e}"))?;
+    eprintln!("leasekit serve: stopped");
+    Ok(())
+}
+
+/// Writes one error frame to a connection over the limit, then closes it.
+async fn refuse(stream: tokio::net::UnixStream, msg: Vec<u8>) {
+    use tokio::io::AsyncWriteExt;
+    let mut stream = stream;
+    let mut frame = (msg.len() as i32).to_le_bytes().to_vec();
+    frame.extend_from_slice(&msg);
+    let _ = timeout(std::time::Duration::from_secs(1), stream.write_all(&frame)).await;
+}
+
+/// Sweeps expired leases every `sweep_interval` until shutdown.
+async fn sweeper(service: Arc<dyn FrameService>, config: ServeConfig, shutdown: CancellationToken) {
+    let mut failing = false;
+    loop {
+        tokio::select! {
+            biased;
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(config.sweep_interval) => {}
+        }
+        let s = service.clone();
+        let r = tokio::task::spawn_blocking(move || s.sweep()).await;
+        match r {
+            Ok(Ok(())) => failing = false,
+            Ok(Err(e)) if !failing => {
+                eprintln!("leasekit serve: sweep failed: {e}");
+                failing = true;
+            }
+            Err(_) if !failing => {
+                eprintln!("leasekit serve: sweep failed unexpectedly");
+                failing = true;
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! What the daemon serves, seen from the transport: one request frame's payload in, one
+//! response frame's payload out, for a peer identified by its Unix credentials.
+
+/// The other end of a connection, from `SO_PEERCRED` (the kernel's word, not the client's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer {
+    /// Effective uid of the connecting process.
+    pub uid: u32,
+    /// Effective gid of the connecting process.
+    pub gid: u32,
+    /// Pid of the connecting process, when the kernel reports one.
+    pub pid: Option<i32>,
+}
+
+/// A request handler behind the socket. Calls come from blocking threads (a call may wait
+/// for a durable commit) and from many connections at once.
+pub trait FrameService: Send + Sync + 'static {
+    /// Answers one request: `request` is the payload of one frame (untrusted bytes), the
+    /// result the payload of the response frame. Never panics on bad input: a malformed
+    /// request gets a `success: false` envelope.
+    fn handle(&self, request: &[u8], peer: &Peer) -> Vec<u8>;
+
+    /// The response envelope for a frame that could not be read (bad length, truncated).
+    fn frame_error(&self, message: &str) -> Vec<u8>;
+
+    /// Settles leases that expired (the background sweep). An error is logged, never fatal.
+    fn sweep(&self) -> Result<(), String>;
+
+    /// Makes every answered change durable and closes the store (graceful shutdown).
+    fn close(&self) -> Result<(), String>;
+}
