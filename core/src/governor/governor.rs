@@ -6,9 +6,6 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
 use super::audit::{AuditVerification, verify_audit};
 use super::engine::{Engine, IdSource};
 use super::policy::{GovernorOptions, Policy};
@@ -156,7 +153,10 @@ impl Governor {
     }
 
     /// Runs `f` on the engine as one command and returns once its changes are committed.
-    fn run<R>(&self, f: impl FnOnce(&mut Engine) -> crate::Result<R>) -> crate::Result<R> {
+    pub(super) fn run<R>(
+        &self,
+        f: impl FnOnce(&mut Engine) -> crate::Result<R>,
+    ) -> crate::Result<R> {
         let s = &*self.inner;
         let mut eng = lock(&s.engine);
         {
@@ -418,9 +418,9 @@ impl Governor {
 
     /// As [`Governor::handle`], answering the envelope value.
     pub fn handle_envelope(&self, command: &str, payload_json: &str) -> ResponseEnvelope {
-        match self.dispatch(command, payload_json) {
+        match self.dispatch_json(command, payload_json, false) {
             Ok(p) => ResponseEnvelope::ok(p),
-            Err(e) => ResponseEnvelope::fail(e),
+            Err(e) => ResponseEnvelope::fail(e.message()),
         }
     }
 
@@ -438,66 +438,5 @@ impl Governor {
             .expect("envelope serializes");
             encode_frame(&small).expect("small frame")
         })
-    }
-
-    fn dispatch(&self, command: &str, payload: &str) -> Result<String, String> {
-        let Some(cmd) = Command::parse(command) else {
-            return Err("unknown_command".into());
-        };
-        fn parse<T: DeserializeOwned>(payload: &str) -> Result<T, String> {
-            let text = payload.trim();
-            let text = if text.is_empty() { "{}" } else { text };
-            if !text.starts_with('{') {
-                return Err("invalid payload: expected a JSON object".into());
-            }
-            serde_json::from_str(text).map_err(|e| format!("invalid payload: {e}"))
-        }
-        fn out<T: Serialize>(r: crate::Result<T>) -> Result<String, String> {
-            r.map_err(|e| e.message().to_string())
-                .map(|v| serde_json::to_string(&v).expect("response serializes"))
-        }
-        match cmd {
-            Command::Acquire => out(self.acquire(parse(payload)?)),
-            Command::Release => out(self.release(parse(payload)?)),
-            Command::RequestApproval => out(self.request_approval(parse(payload)?)),
-            Command::GrantApproval => out(self.grant_approval(parse(payload)?)),
-            Command::DenyApproval => out(self.deny_approval(parse(payload)?)),
-            Command::ListPendingApprovals => out(self.list_pending_approvals(parse(payload)?)),
-            Command::ReviewApproval => out(self.review_approval(parse(payload)?)),
-            Command::GetMetrics => {
-                parse::<serde_json::Value>(payload)?;
-                out(self.metrics())
-            }
-            Command::GetStatus => {
-                parse::<serde_json::Value>(payload)?;
-                out(self.status())
-            }
-            Command::ExportDiagnostics => out(self.export_diagnostics(parse(payload)?)),
-            Command::ExportRunawayReport => out(self.export_runaway_report(parse(payload)?)),
-            Command::StagePolicyBundle => out(self.stage_policy_bundle(parse(payload)?)),
-            Command::ActivatePolicy => out(self.activate_policy(parse(payload)?)),
-            Command::RequestToolSubLease => out(self.request_tool_sub_lease(parse(payload)?)),
-            Command::ExecuteToolCall => out(self.execute_tool_call(parse(payload)?)),
-            Command::Authorize => out(self.authorize(parse(payload)?)),
-            Command::ExportAudit => out(self.export_audit(parse(payload)?)),
-            Command::VerifyAudit => {
-                let req: VerifyAuditRequest = parse(payload)?;
-                let result = match req.records {
-                    Some(records) => {
-                        self.run(|_| Ok(())).map_err(|e| e.message().to_string())?;
-                        let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
-                        Ok(verify_audit(lines.iter().map(String::as_str)))
-                    }
-                    None => self.verify_audit(),
-                };
-                out(result.map(|v| VerifyAuditResponse {
-                    ok: v.ok,
-                    records: v.records,
-                    first_bad_line: v.first_bad_line,
-                    message: v.message,
-                }))
-            }
-            Command::RollbackPolicy => out(self.rollback_policy(parse(payload)?)),
-        }
     }
 }

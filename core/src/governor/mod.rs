@@ -26,6 +26,8 @@
 //! ```
 
 pub mod audit;
+mod call;
+pub mod embedded;
 pub mod engine;
 mod governor;
 pub mod policy;
@@ -33,6 +35,7 @@ pub mod store;
 pub mod wire;
 
 pub use audit::{AuditVerification, verify_audit};
+pub use embedded::{EmbeddedGovernor, StoreSpec};
 pub use engine::{Engine, IdSource};
 pub use governor::Governor;
 pub use policy::{GovernorOptions, Policy};
