@@ -29,7 +29,8 @@ pub struct Cli {
 /// One `leasekit` command.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Lint Agentfiles: `path:line:col: severity[code]: message` (or JSON).
+    /// Lint Agentfiles (`path:line:col: severity[code]: message`), or with --lease lease
+    /// files (patterns that grant more than they seem to or never match); or JSON.
     Lint(LintArgs),
     /// Review an Agentfile before running it: command, tools, paths, hosts, secrets (names
     /// only), policies, pinned digests, placement, and the derived lease.
@@ -171,17 +172,23 @@ pub struct ExplainArgs {
     Examples:\n  \
     leasekit lint examples/agentfiles/code-reviewer/Agentfile\n  \
     leasekit lint --format json examples/agentfiles/mistakes/Agentfile\n  \
-    cat Agentfile | leasekit lint --compat -"
+    cat Agentfile | leasekit lint --compat -\n  \
+    leasekit lint --lease examples/leases/lint-mistakes.json"
 )]
 pub struct LintArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// Compat mode: accept older forms (a two-argument BIND) with a warning.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "lease")]
     pub compat: bool,
-    /// Agentfiles to lint (`-` for stdin).
-    #[arg(required = true, value_name = "AGENTFILE")]
+    /// The FILEs are leases (ARCP lease JSON), not Agentfiles: warn about patterns that grant
+    /// more than they seem to (`https://api.example.com**`) or can never match a canonical
+    /// target (`/data/*/../secret`). An invalid lease is an input error (exit 2).
+    #[arg(long)]
+    pub lease: bool,
+    /// Agentfiles (or with --lease, lease files) to lint (`-` for stdin).
+    #[arg(required = true, value_name = "FILE")]
     pub files: Vec<String>,
 }
 

@@ -1,4 +1,4 @@
-//! Conformance ops `governor` and `frame_decode` (API.md "Governor conformance vectors").
+//! Conformance ops `governor` and `frame_decode` (docs/api.md, "Governor conformance vectors").
 
 use std::path::PathBuf;
 use std::sync::Arc;
