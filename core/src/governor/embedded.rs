@@ -92,7 +92,7 @@ impl Governor {
         let mut engine = rebuild()?;
         // The first open of a store records the construction policy (and a reopen's sweep).
         let first = engine.take_changes();
-        store.commit(&first)?;
+        store.commit(first)?;
         let group = store.durable();
         Ok(Governor {
             inner: Arc::new(Shared {
@@ -173,7 +173,7 @@ impl Governor {
         let out = f(&mut eng);
         if !s.group {
             let batch = eng.take_changes();
-            let r = s.store.commit(&batch);
+            let r = s.store.commit(batch);
             drop(eng);
             return r.and(out);
         }
@@ -221,7 +221,7 @@ impl Governor {
                 c.last_batch = std::mem::take(&mut c.pending_count);
                 drop(c);
                 drop(eng);
-                let r = s.store.commit(&batch);
+                let r = s.store.commit(batch);
                 c = lock(&s.commit);
                 c.leader = false;
                 match r {
