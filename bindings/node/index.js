@@ -64,7 +64,8 @@ const BAD_ARGUMENT_STATUSES = new Set([
 function convertError(err) {
   if (err instanceof LeaseError) return err
   const code = err && typeof err.code === 'string' ? err.code : undefined
-  const cls = code && errorClasses[code]
+  // Own keys only: a polluted Object.prototype must not turn into an error class.
+  const cls = code && Object.hasOwn(errorClasses, code) ? errorClasses[code] : undefined
   if (cls) {
     let wire
     try {

@@ -19,6 +19,15 @@ use napi::bindgen_prelude::{BigInt, FromNapiValue, TypeName, ValidateNapiValue};
 use napi::sys::{self, Status, napi_env, napi_value};
 use serde_json::{Map, Number, Value};
 
+/// The intrinsic prototypes a plain value may have.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Intrinsic {
+    /// `Object.prototype` (or `null`).
+    Object,
+    /// `Array.prototype`.
+    Array,
+}
+
 /// Nesting deeper than this is refused (a lease is two levels deep; this bounds recursion on
 /// cyclic or hostile objects).
 const MAX_DEPTH: usize = 64;
@@ -249,13 +258,35 @@ impl JsArg {
         Ok(is_date)
     }
 
-    /// The own enumerable string-keyed properties of an object, in property order, with
+    /// The own enumerable string-keyed properties of a plain object, in property order, with
     /// `undefined` values left out (as `JSON.stringify` does). Inherited properties are never
-    /// read. `what` names the object in errors.
+    /// read, and an object that is not plain (a class instance, a `Map`, a `Date`, an array)
+    /// is `INVALID_REQUEST`. `what` names the object in errors.
     pub(crate) fn entries(&self, what: &str) -> leasekit::Result<Vec<(String, JsArg)>> {
-        if self.type_of()? != ValueType::Object {
-            return Err(Error::invalid(format!("{what} must be an object")));
+        if self.type_of()? != ValueType::Object || self.is_array()? {
+            return Err(Error::invalid(format!("{what} must be a plain object")));
         }
+        self.expect_prototype(Intrinsic::Object, what)?;
+        let mut out = Vec::new();
+        for key in self.own_keys(what)? {
+            let mut field = ptr::null_mut();
+            // SAFETY: `key` is one of this live object's own keys.
+            check(
+                unsafe { sys::napi_get_property(self.env, self.value, key.raw(), &mut field) },
+                what,
+            )?;
+            // SAFETY: a value of the current call.
+            let field = unsafe { JsArg::from_raw(self.env, field) };
+            if field.type_of()? == ValueType::Undefined {
+                continue;
+            }
+            out.push((key.text("property name")?, field));
+        }
+        Ok(out)
+    }
+
+    /// The own enumerable string keys of an object (array indexes as strings), in order.
+    fn own_keys(&self, what: &str) -> leasekit::Result<Vec<JsArg>> {
         let mut names = ptr::null_mut();
         // SAFETY: a live object of the current call.
         check(
@@ -271,41 +302,74 @@ impl JsArg {
             },
             what,
         )?;
-        let mut len = 0u32;
-        // SAFETY: `names` is the array just returned.
-        check(
-            unsafe { sys::napi_get_array_length(self.env, names, &mut len) },
-            what,
-        )?;
-        let mut out = Vec::with_capacity(len as usize);
-        for i in 0..len {
-            let mut key = ptr::null_mut();
-            let mut field = ptr::null_mut();
-            // SAFETY: index `i` < length of `names`; `key` is one of the object's own keys.
-            unsafe {
-                check(sys::napi_get_element(self.env, names, i, &mut key), what)?;
-                check(
-                    sys::napi_get_property(self.env, self.value, key, &mut field),
-                    what,
-                )?;
-            }
-            // SAFETY: values of the current call.
-            let (key, field) = unsafe {
-                (
-                    JsArg::from_raw(self.env, key),
-                    JsArg::from_raw(self.env, field),
-                )
-            };
-            if field.type_of()? == ValueType::Undefined {
-                continue;
-            }
-            out.push((key.text("property name")?, field));
-        }
-        Ok(out)
+        // SAFETY: `names` is the (dense, fresh) array just returned.
+        unsafe { JsArg::from_raw(self.env, names) }.elements_unchecked(what)
     }
 
-    /// The elements of an array, read by index (`what` names it in errors).
+    /// Refuses an object whose prototype is not the intrinsic one of `kind` (or `null` for a
+    /// plain object): only plain data crosses into native code.
+    fn expect_prototype(&self, kind: Intrinsic, what: &str) -> leasekit::Result<()> {
+        let mut proto = ptr::null_mut();
+        let mut fresh = ptr::null_mut();
+        let mut intrinsic = ptr::null_mut();
+        let mut same = false;
+        // SAFETY: plain Node-API calls on live values of the current call. A fresh object or
+        // array has this realm's intrinsic prototype, whatever globals a caller replaced.
+        unsafe {
+            check(
+                sys::napi_get_prototype(self.env, self.value, &mut proto),
+                what,
+            )?;
+            let made = match kind {
+                Intrinsic::Object => sys::napi_create_object(self.env, &mut fresh),
+                Intrinsic::Array => sys::napi_create_array(self.env, &mut fresh),
+            };
+            check(made, what)?;
+            check(
+                sys::napi_get_prototype(self.env, fresh, &mut intrinsic),
+                what,
+            )?;
+            check(
+                sys::napi_strict_equals(self.env, proto, intrinsic, &mut same),
+                what,
+            )?;
+        }
+        // SAFETY: a value of the current call.
+        let null_proto = unsafe { JsArg::from_raw(self.env, proto) }.type_of()? == ValueType::Null;
+        if same || (null_proto && kind == Intrinsic::Object) {
+            Ok(())
+        } else {
+            Err(Error::invalid(format!(
+                "{what} must be a plain {} (not a class instance or other special object)",
+                match kind {
+                    Intrinsic::Object => "object",
+                    Intrinsic::Array => "array",
+                }
+            )))
+        }
+    }
+
+    /// The elements of a plain, dense array: its own elements only. A hole (which would read
+    /// through to `Array.prototype`) or an extra named property is `INVALID_REQUEST`.
     fn elements(&self, what: &str) -> leasekit::Result<Vec<JsArg>> {
+        self.expect_prototype(Intrinsic::Array, what)?;
+        let elements = self.elements_unchecked(what)?;
+        let keys = self.own_keys(what)?;
+        let dense = keys.len() == elements.len()
+            && keys
+                .iter()
+                .enumerate()
+                .all(|(i, k)| k.text("index").is_ok_and(|k| k == i.to_string()));
+        if !dense {
+            return Err(Error::invalid(format!(
+                "{what} must be a dense array without holes or extra properties"
+            )));
+        }
+        Ok(elements)
+    }
+
+    /// The elements of an array read by index, from 0 to its length.
+    fn elements_unchecked(&self, what: &str) -> leasekit::Result<Vec<JsArg>> {
         let mut len = 0u32;
         // SAFETY: a live array of the current call.
         check(

@@ -165,14 +165,23 @@ pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         }
         return Ok(Value::Object(m));
     }
-    if obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok() {
-        let mut items = Vec::new();
-        for item in obj.try_iter()? {
-            items.push(py_to_json(&item?)?);
-        }
-        return Ok(Value::Array(items));
+    // A list or tuple (or a subclass) is read from its own storage, never through an
+    // overridable `__iter__`: exactly the items `len()`, indexing and `json.dumps` see.
+    if let Ok(list) = obj.cast::<PyList>() {
+        return list
+            .iter()
+            .map(|item| py_to_json(&item))
+            .collect::<PyResult<_>>()
+            .map(Value::Array);
     }
-    if obj.is_instance(decimal_type(py)?)? {
+    if let Ok(tuple) = obj.cast::<PyTuple>() {
+        return tuple
+            .iter()
+            .map(|item| py_to_json(&item))
+            .collect::<PyResult<_>>()
+            .map(Value::Array);
+    }
+    if obj.get_type().is(decimal_type(py)?) {
         return Ok(Value::String(decimal_text(obj)?));
     }
     if obj.is_instance(datetime_type(py)?)? {
@@ -198,16 +207,18 @@ fn decimal_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// The exact text of an amount given as `str`, `decimal.Decimal` or `int` (floats are refused:
-/// a binary float cannot carry an exact amount).
+/// a binary float cannot carry an exact amount). An `int` or `Decimal` must be exactly that type:
+/// a subclass could override `__str__` / `__format__` and report another amount than its value
+/// (a `str` subclass is fine: its text is read from its storage).
 pub fn amount_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     let py = obj.py();
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(str_of(s, "amount")?.to_owned());
     }
-    if obj.cast::<PyBool>().is_err() && obj.cast::<PyInt>().is_ok() {
+    if obj.is_exact_instance_of::<PyInt>() {
         return Ok(obj.str()?.to_str()?.to_owned());
     }
-    if obj.is_instance(decimal_type(py)?)? {
+    if obj.get_type().is(decimal_type(py)?) {
         return decimal_text(obj);
     }
     Err(bad(

@@ -287,12 +287,16 @@ pub fn narrow_constraints(
 fn str_items(seq: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let py = seq.py();
     let bad = |m: &str| crate::errors::to_py_err(py, crate::errors::invalid(m));
-    if seq.cast::<PyList>().is_err() && seq.cast::<pyo3::types::PyTuple>().is_err() {
+    // Read from the list's or tuple's own storage, never through an overridable `__iter__`.
+    let items: Vec<Bound<'_, PyAny>> = if let Ok(list) = seq.cast::<PyList>() {
+        list.iter().collect()
+    } else if let Ok(tuple) = seq.cast::<pyo3::types::PyTuple>() {
+        tuple.iter().collect()
+    } else {
         return Err(bad("expected a list of budget entry strings"));
-    }
+    };
     let mut out = Vec::new();
-    for item in seq.try_iter()? {
-        let item = item?;
+    for item in items {
         let s = item
             .cast::<PyString>()
             .map_err(|_| bad("budget entries must be str"))?;

@@ -8,11 +8,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /** JSON conversions at the native boundary (Jackson, with exact decimals). */
@@ -77,6 +79,71 @@ final class Json {
               m.path("unit").asText()));
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * The decimal text of a caller's amount. Only a plain {@link BigDecimal} is accepted: {@code
+   * BigDecimal} is not final, and a subclass could report a different {@code toPlainString()} than
+   * its value.
+   */
+  static String amountText(BigDecimal amount) {
+    Objects.requireNonNull(amount, "amount");
+    if (amount.getClass() != BigDecimal.class) {
+      throw new InvalidRequestException(
+          "an amount must be a java.math.BigDecimal, not " + amount.getClass().getName());
+    }
+    return amount.toPlainString();
+  }
+
+  /**
+   * A caller's lease map as plain data, read once through {@code entrySet()}: every key a {@code
+   * String}, every value a {@code Collection} of {@code String}s, copied into fresh lists (so a Map
+   * or Collection subclass cannot show the core something else later, and nothing but those entries
+   * is read). Anything else is an {@link InvalidRequestException}.
+   */
+  static Map<String, List<String>> plainLease(Map<?, ?> capabilities) {
+    Objects.requireNonNull(capabilities, "capabilities");
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    for (Map.Entry<?, ?> e : capabilities.entrySet()) {
+      if (!(e.getKey() instanceof String capability)) {
+        throw new InvalidRequestException("capability names must be strings");
+      }
+      if (!(e.getValue() instanceof Collection<?> patterns)) {
+        throw new InvalidRequestException(
+            capability + ": patterns must be a collection of strings");
+      }
+      List<String> copy = new ArrayList<>();
+      for (Object p : patterns) {
+        if (!(p instanceof String pattern)) {
+          throw new InvalidRequestException(capability + ": patterns must be strings");
+        }
+        copy.add(pattern);
+      }
+      if (out.put(capability, copy) != null) {
+        throw new InvalidRequestException("duplicate capability " + capability);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A caller's amount map ({@code currency -> BigDecimal}) as plain data, read once through {@code
+   * entrySet()}: {@code {currency: "decimal text"}} (see {@link #amountText}).
+   */
+  static Map<String, String> plainAmounts(Map<?, ?> amounts) {
+    Map<String, String> out = new TreeMap<>();
+    for (Map.Entry<?, ?> e : amounts.entrySet()) {
+      if (!(e.getKey() instanceof String currency)) {
+        throw new InvalidRequestException("currencies must be strings");
+      }
+      if (!(e.getValue() instanceof BigDecimal amount)) {
+        throw new InvalidRequestException(currency + ": the amount must be a BigDecimal");
+      }
+      if (out.put(currency, amountText(amount)) != null) {
+        throw new InvalidRequestException("duplicate currency " + currency);
+      }
+    }
+    return out;
   }
 
   /** A JSON array of strings as a list. */

@@ -82,7 +82,7 @@ public final class Lease {
    * @throws InvalidRequestException if the lease is malformed
    */
   public static Lease of(Map<String, ? extends Collection<String>> capabilities) {
-    return fromJson(Json.write(capabilities));
+    return fromJson(Json.write(Json.plainLease(capabilities)));
   }
 
   /**
@@ -222,7 +222,7 @@ public final class Lease {
     public Builder budget(String currency, BigDecimal amount) {
       Objects.requireNonNull(currency, "currency");
       Objects.requireNonNull(amount, "amount");
-      return allow("cost.budget", currency + ":" + amount.toPlainString());
+      return allow("cost.budget", currency + ":" + Json.amountText(amount));
     }
 
     /**

@@ -160,8 +160,7 @@ public final class LeaseGuard implements AutoCloseable {
    * @throws InvalidRequestException for a negative or malformed value
    */
   public List<Metric> recordMetric(String name, BigDecimal value, String unit) {
-    Objects.requireNonNull(value, "value");
-    return recordMetric(name, value.toPlainString(), unit);
+    return recordMetric(name, Json.amountText(value), unit);
   }
 
   /**
@@ -199,13 +198,10 @@ public final class LeaseGuard implements AutoCloseable {
    */
   public List<Metric> reserve(String currency, BigDecimal amount) {
     Objects.requireNonNull(currency, "currency");
-    Objects.requireNonNull(amount, "amount");
+    String amountText = Json.amountText(amount);
     Instant now = now();
     String emitted =
-        handle.call(
-            h ->
-                Native.guardReserve(
-                    h, epochSecond(now), nano(now), currency, amount.toPlainString()));
+        handle.call(h -> Native.guardReserve(h, epochSecond(now), nano(now), currency, amountText));
     return Json.metrics(emitted);
   }
 

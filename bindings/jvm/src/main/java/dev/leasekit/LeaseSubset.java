@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 
 /**
  * The ARCP subset relation used for delegation: {@code child <= parent} when every child pattern's
@@ -71,9 +70,7 @@ public final class LeaseSubset {
     Objects.requireNonNull(parent, "parent");
     Map<String, Object> options = new LinkedHashMap<>();
     if (remaining != null) {
-      Map<String, String> amounts = new TreeMap<>();
-      remaining.forEach((currency, amount) -> amounts.put(currency, amount.toPlainString()));
-      options.put("parent_remaining", amounts);
+      options.put("parent_remaining", Json.plainAmounts(remaining));
     }
     if (child.expiresAt().isPresent()) {
       options.put("child_constraints", Json.parse(child.constraints().toJson()));
