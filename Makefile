@@ -3,6 +3,7 @@
 #   make test         install what is needed and run every test of every language
 #   make conformance  run the shared vectors in every language present
 #   make bench        benchmarks (writes docs/performance.md)
+#   make soak         long runs: governor crash loop, daemon 64x500 load and its figures
 # LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
 
 SHELL := /bin/bash
@@ -41,9 +42,12 @@ bench:
 bench-governor:
 	CARGO_BUILD_JOBS=2 cargo bench -p leasekit --bench governor
 
-# Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs.
+# Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs, and the daemon
+# (`leasekit serve`) under 64 clients x 500 acquire/release pairs plus its throughput, latency
+# and memory figures (target/soak/daemon-*.json; docs/performance.md "Daemon").
 soak:
 	LEASEKIT_CRASH_REPS=500 cargo test -p leasekit --release --test governor_stress crash_kill_restart_loses_nothing -- --nocapture
+	CARGO_BUILD_JOBS=2 cargo test --release -p leasekit-cli --test daemon_load -- --ignored --nocapture --test-threads 1
 
 fmt:
 	cargo fmt --all
