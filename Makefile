@@ -2,14 +2,17 @@
 #   make run          build the CLI and run the main job on examples/
 #   make test         install what is needed and run every test of every language
 #   make conformance  run the shared vectors in every language present
+#   make vectors-check  fail when conformance/vectors differs from its generator
 #   make bench        benchmarks (writes docs/performance.md)
 #   make soak         long runs: governor crash loop, daemon 64x500 load and its figures
+#   make test-c-asan  the C API tests and C conformance runner under ASan, LSan and UBSan
+#   make fuzz         every cargo-fuzz target for FUZZ_SECONDS (default 60) each (docs/reliability.md)
 # LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
 
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test conformance bench bench-governor soak fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test conformance vectors-check bench bench-governor soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -19,7 +22,11 @@ test:
 
 conformance: $(addprefix conformance-,$(LANGS))
 
-conformance-rust:
+# The vectors are generated (conformance/tools/gen_vectors.py): a hand edit or a stale file fails.
+vectors-check:
+	python3 conformance/tools/gen_vectors.py --check
+
+conformance-rust: vectors-check
 	cargo test -p leasekit --test conformance -- --nocapture
 
 conformance-c:
@@ -48,6 +55,12 @@ bench-governor:
 soak:
 	LEASEKIT_CRASH_REPS=500 cargo test -p leasekit --release --test governor_stress crash_kill_restart_loses_nothing -- --nocapture
 	CARGO_BUILD_JOBS=2 cargo test --release -p leasekit-cli --test daemon_load -- --ignored --nocapture --test-threads 1
+
+fuzz:
+	bash scripts/fuzz.sh
+
+test-c-asan:
+	bash scripts/test-c-asan.sh
 
 fmt:
 	cargo fmt --all

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python conformance only: runs bindings-python/tests/test_conformance.py over every vector in
+# Python conformance only: runs bindings/python/tests/test_conformance.py over every vector in
 # $LEASEKIT_VECTORS (default conformance/vectors). Installs the binding like test-python.sh.
 # Last line: "N passed, N failed".
 set -u
@@ -16,10 +16,10 @@ venv="$root/target/py-venv"
 fail_summary() { echo "0 passed, 1 failed"; exit 1; }
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || fail_summary
 "$venv/bin/pip" install -q pytest || fail_summary
-"$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings-python || fail_summary
+"$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings/python || fail_summary
 
 out=$(mktemp)
-(cd bindings-python && "$venv/bin/python" -m pytest -p no:cacheprovider -q tests/test_conformance.py) 2>&1 | tee "$out"
+(cd bindings/python && "$venv/bin/python" -m pytest -p no:cacheprovider -q tests/test_conformance.py) 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 summary=$(grep -E '(passed|failed|errors?|no tests ran).* in [0-9.]+s' "$out" | tail -n 1)
 num() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }

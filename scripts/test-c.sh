@@ -9,7 +9,7 @@ profile=${LEASEKIT_PROFILE:-debug}
 out="target/$profile/c"
 pass=0 fail=0 status=0
 vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99
-    --num-callers=60 --suppressions=ffi/tests/valgrind.supp)
+    --num-callers=60 --suppressions=bindings/c/tests/valgrind.supp)
 
 # Adds the "N passed, N failed" counts of the last such line of file $1 (prefix $2).
 count() {
@@ -33,7 +33,7 @@ pass=$((pass + $(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /
 fail=$((fail + $(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$log")))
 
 echo "--- build library and C programs"
-if ! bash ffi/build-c.sh; then
+if ! bash bindings/c/build-c.sh; then
   echo "c: $pass passed, $((fail + 1)) failed"
   exit 1
 fi
@@ -62,6 +62,11 @@ if make -s -C examples/c OUT="$(pwd)/$out" "$(pwd)/$out/authorize" &&
 else
   cat "$log"; echo "examples/c: build or run failed"; fail=$((fail + 1)); status=1
 fi
+
+echo "--- ASan, LSan, UBSan (scripts/test-c-asan.sh)"
+bash scripts/test-c-asan.sh 2>&1 | tee "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+count "$log" "c-asan: "
 
 [ "$fail" -eq 0 ] || status=1
 echo "c: $pass passed, $fail failed"

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Rust: fmt check, clippy over the whole workspace (bindings included), and every cargo test
-# of the default members (core, ffi, cli); the bindings are tested by their own toolchains.
+# of the default members (core, bindings/c, cli); the bindings are tested by their own toolchains.
+# First, the conformance vectors must be what their generator writes (counted as one test).
 set -u
 cd "$(dirname "$0")/.."
 status=0
+vectors_ok=0
+if python3 conformance/tools/gen_vectors.py --check; then vectors_ok=1; else status=1; fi
 cargo fmt --all -- --check || { echo "cargo fmt: differences found"; status=1; }
 cargo clippy --workspace --all-targets -q -- -D warnings || status=1
 out=$(mktemp)
 cargo test 2>&1 | tee "$out"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+# The fuzz targets (fuzz/, its own workspace) on their seed corpora and minimized crashes, as
+# plain tests on stable; sharing the root target dir reuses the leasekit build.
+cargo fmt --manifest-path fuzz/Cargo.toml -- --check || { echo "cargo fmt (fuzz): differences found"; status=1; }
+CARGO_TARGET_DIR=target cargo test --manifest-path fuzz/Cargo.toml --no-default-features 2>&1 | tee -a "$out"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 pass=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) s += $i } END { print s + 0 }' "$out")
 fail=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$out")
 pass=${pass:-0}; fail=${fail:-0}
+if [ "$vectors_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 echo "rust: $pass passed, $fail failed"
 exit $status

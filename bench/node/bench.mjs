@@ -11,7 +11,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const lk = createRequire(import.meta.url)(path.join(here, '..', '..', 'bindings-node', 'index.js'))
+const lk = createRequire(import.meta.url)(path.join(here, '..', '..', 'bindings', 'node', 'index.js'))
 
 const SAMPLES = 11
 const BATCH_NS = 10_000_000n

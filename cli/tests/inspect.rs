@@ -120,3 +120,40 @@ fn stdin_and_missing_file() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn lease_warnings_for_the_derived_lease() {
+    let dir = std::env::temp_dir().join(format!("leasekit-inspect-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("Agentfile");
+    std::fs::write(
+        &path,
+        "AGENT lint-demo\nAUDIT basic\nURL https://*.example.com\nMOUNT /data/../etc ro\nALLOW invoke web:fetch\n",
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    leasekit()
+        .args(["inspect", path])
+        .assert()
+        .stdout(predicate::str::contains("lease warnings"))
+        .stdout(predicate::str::contains(
+            "warning[url-no-path]: net.fetch \"https://*.example.com\"",
+        ))
+        .stdout(predicate::str::contains(
+            "warning[non-canonical-path]: fs.read \"/data/../etc\"",
+        ));
+    let v = json_of(leasekit().args(["inspect", "--format", "json", path]));
+    let codes: Vec<&str> = v["lease_warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert!(
+        codes.contains(&"url-no-path") && codes.contains(&"non-canonical-path"),
+        "{codes:?}"
+    );
+    let clean = json_of(leasekit().args(["inspect", "--format", "json", VAULT]));
+    assert_eq!(clean["lease_warnings"], serde_json::json!([]));
+    std::fs::remove_dir_all(&dir).ok();
+}

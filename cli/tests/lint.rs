@@ -149,3 +149,57 @@ fn usage_and_input_errors_exit_two() {
         .assert()
         .code(2);
 }
+
+const LEASE_MISTAKES: &str = "examples/leases/lint-mistakes.json";
+
+#[test]
+fn lease_lint_reports_each_mistake_with_its_code() {
+    let mut assert = leasekit()
+        .args(["lint", "--lease", LEASE_MISTAKES])
+        .assert()
+        .code(0);
+    for line in [
+        "warning[host-open-suffix]: net.fetch \"https://api.example.com**\": ",
+        "warning[host-label-prefix]: net.fetch \"https://*api.example.com/\": ",
+        "warning[scheme-wildcard]: net.fetch \"*://api.example.com/**\": ",
+        "warning[host-uppercase]: net.fetch \"https://*.Example.com/**\": ",
+        "warning[url-fragment]: net.fetch \"https://api.example.com/v1#section\": ",
+        "warning[non-canonical-path]: fs.read \"/data/*/../secret\": ",
+    ] {
+        assert = assert.stdout(predicate::str::contains(format!(
+            "{LEASE_MISTAKES}: {line}"
+        )));
+    }
+    assert
+        .stdout(predicate::str::contains("  hint: "))
+        .stdout(predicate::str::contains("/workspace/**").not())
+        .stdout(predicate::str::ends_with("1 file: 0 errors, 6 warnings\n"));
+}
+
+#[test]
+fn lease_lint_json_and_clean_leases() {
+    let v = json_of(leasekit().args([
+        "lint",
+        "--lease",
+        "--format",
+        "json",
+        LEASE_MISTAKES,
+        "examples/leases/code-reviewer.json",
+    ]));
+    assert_eq!(v["warnings"], 6);
+    // Capabilities in name order: fs.read first.
+    assert_eq!(v["files"][0]["warnings"][0]["code"], "non-canonical-path");
+    assert_eq!(v["files"][0]["warnings"][0]["capability"], "fs.read");
+    assert_eq!(v["files"][0]["warnings"][1]["code"], "host-open-suffix");
+    assert_eq!(v["files"][1]["warnings"], serde_json::json!([]));
+}
+
+#[test]
+fn lease_lint_refuses_an_invalid_lease() {
+    leasekit()
+        .args(["lint", "--lease", "-"])
+        .write_stdin(r#"{"fs.read": ["relative/x"]}"#)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("INVALID_REQUEST"));
+}

@@ -1,19 +1,29 @@
 #!/usr/bin/env python3
-"""Writes conformance/vectors/*.json (all but agentfile*.json) from the hand-written
-tables below. Every expectation here was derived by reading /work/shared/SEMANTICS.md,
-never by running leasekit. Large inputs (1024/1025 patterns, 4096/4097-byte patterns,
-the adversarial `*a*a...*c` pattern) are generated so the files stay readable.
+"""Writes every file of conformance/vectors from the tables below and the modules next to it
+(vectors_agentfile.py, vectors_binding.py, vectors_security.py, the Agentfile fixtures in
+conformance/agentfiles).
+Every expectation here was derived by reading docs/semantics.md, never by running leasekit.
+Large inputs (1024/1025 patterns, 4096/4097-byte patterns, the adversarial `*a*a...*c`
+pattern) are generated so the files stay readable.
 
-Usage: python3 conformance/tools/gen_vectors.py   (rewrites the files in place)
+Usage:
+  python3 conformance/tools/gen_vectors.py           rewrite the files in place
+  python3 conformance/tools/gen_vectors.py --check   regenerate in memory; exit 1 when a file
+                                                     differs, is missing, or no generator owns it
 """
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vectors_agentfile  # noqa: E402
+import vectors_binding  # noqa: E402
+import vectors_bypass  # noqa: E402  (the bypass corpus, issue 17)
 from vectors_security import security  # noqa: E402
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vectors")
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.normpath(os.path.join(HERE, "..", "vectors"))
+AGENTFILES = os.path.normpath(os.path.join(HERE, "..", "agentfiles"))
 E = lambda code="INVALID_REQUEST": {"error": code}  # noqa: E731
 IR = E("INVALID_REQUEST")
 PD = E("PERMISSION_DENIED")
@@ -1162,20 +1172,107 @@ FILES = {
 }
 
 
-def main():
-    total = 0
+def agentfile_fixtures():
+    """The Agentfile fixtures (conformance/agentfiles/<name>.Agentfile with <name>.expect.json):
+    the seed spec's examples and spec-style mistakes. The vectors compare `ok`, the error codes
+    and the lease; the Rust test core/tests/agentfile_fixtures.rs also compares the warnings."""
+    v = []
+    for name in sorted(os.listdir(AGENTFILES)):
+        if not name.endswith(".Agentfile"):
+            continue
+        stem = name[: -len(".Agentfile")]
+        with open(os.path.join(AGENTFILES, name), encoding="utf-8", newline="") as f:
+            text = f.read()
+        with open(os.path.join(AGENTFILES, stem + ".expect.json"), encoding="utf-8") as f:
+            want = json.load(f)
+        inp = {"text": text}
+        if want["compat"]:
+            inp["compat"] = True
+        expect = {k: want[k] for k in ("ok", "errors", "lease") if k in want}
+        v.append({"id": "agentfile-fixture-" + stem, "op": "agentfile", "input": inp,
+                  "expect": expect})
+    return v
+
+
+# Vector files written by other generators (they check them themselves).
+OTHER_GENERATORS = {
+    "governor.json": "gen_governor_vectors.py",
+    "frame_decode.json": "gen_governor_vectors.py",
+}
+
+
+def generated():
+    """{file name without .json: [vectors]} for every file this generator writes. A vector that
+    carries an id keeps it; the others get <file>-NNN in order (so append new cases at the end)."""
+    files = {}
     sec = security()
     for name, fn in list(FILES.items()) + [("large", large)]:
-        vecs = fn() + extras().get(name, []) + sec.get(name, [])
-        vecs = [{"id": "%s-%03d" % (name, i), **vec} for i, vec in enumerate(vecs, 1)]
-        with open(os.path.join(OUT, name + ".json"), "w", encoding="utf-8") as f:
-            f.write('{"vectors": [\n')
-            f.write(",\n".join(json.dumps(x, ensure_ascii=True) for x in vecs))
-            f.write("\n]}\n")
-        print("%-16s %4d" % (name, len(vecs)))
+        files[name] = fn() + extras().get(name, []) + sec.get(name, [])
+    files["agentfile"] = list(vectors_agentfile.VECTORS)
+    files["agentfile_fixtures"] = agentfile_fixtures()
+    files.update(vectors_binding.files())
+    files["bypass"] = vectors_bypass.vectors()
+    out = {}
+    for name, vecs in files.items():
+        out[name] = [{"id": vec.get("id", "%s-%03d" % (name, i)), **vec}
+                     for i, vec in enumerate(vecs, 1)]
+        ids = [x["id"] for x in out[name]]
+        assert len(ids) == len(set(ids)), "duplicate ids in %s" % name
+    return out
+
+
+def render(vecs):
+    """One vector per line, ASCII only (non-ASCII and lone surrogates as \\u escapes)."""
+    return '{"vectors": [\n' + ",\n".join(json.dumps(x, ensure_ascii=True) for x in vecs) + "\n]}\n"
+
+
+def check(files):
+    """Compares the files on disk with `files`; returns the problems found."""
+    problems = []
+    for name, vecs in files.items():
+        path = os.path.join(OUT, name + ".json")
+        want = render(vecs)
+        if not os.path.exists(path):
+            problems.append("%s.json: missing" % name)
+            continue
+        with open(path, encoding="utf-8", newline="") as f:
+            have = f.read()
+        if have != want:
+            old = have.split("\n")
+            new = want.split("\n")
+            first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b),
+                         min(len(old), len(new)))
+            line = new[first] if first < len(new) else "(end of file)"
+            problems.append("%s.json: differs from the generator at line %d: %s"
+                            % (name, first + 1, line[:160]))
+    for f in sorted(os.listdir(OUT)):
+        if f.endswith(".json") and f[:-5] not in files and f not in OTHER_GENERATORS:
+            problems.append("%s: no generator writes it (add it to gen_vectors.py)" % f)
+    return problems
+
+
+def main(argv):
+    files = generated()
+    if "--check" in argv:
+        problems = check(files)
+        for p in problems:
+            print("gen_vectors --check: " + p, file=sys.stderr)
+        n = sum(len(v) for v in files.values())
+        print("gen_vectors --check: %d files, %d vectors, %s"
+              % (len(files), n, "%d problem(s)" % len(problems) if problems else "up to date"))
+        if problems:
+            print("run `python3 conformance/tools/gen_vectors.py` and commit the result",
+                  file=sys.stderr)
+        return 1 if problems else 0
+    total = 0
+    for name, vecs in files.items():
+        with open(os.path.join(OUT, name + ".json"), "w", encoding="utf-8", newline="") as f:
+            f.write(render(vecs))
+        print("%-20s %4d" % (name, len(vecs)))
         total += len(vecs)
     print("total %d" % total)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -73,6 +73,37 @@ pub(crate) fn validate_amount(d: Decimal) -> Result<()> {
     Ok(())
 }
 
+/// At most this many digits in a remaining amount (leading integer zeros not counted): the
+/// most budget arithmetic can leave (results of [`MAX_RESULT_DIGITS`] digits are refused).
+pub const MAX_REMAINING_DIGITS: usize = MAX_RESULT_DIGITS as usize - 1;
+
+/// Parses a remaining amount, the value of an amount map such as a caller-given
+/// `parent_remaining` (SEMANTICS 6 and 9): `-?[0-9]+(\.[0-9]+)?`. Signed, because a counter may
+/// be below zero after an overspend; at most 9 fraction digits (AMOUNT's scale; more is
+/// `INVALID_REQUEST`, never rounded); at most 27 digits in all, leading integer zeros not
+/// counted, which every value a guard's `remaining()` reports fits. No `+`, exponent, spaces,
+/// NaN or infinity.
+pub fn parse_remaining_amount(text: &str) -> Result<Decimal> {
+    let bad = |why: &str| Error::invalid(format!("invalid remaining amount {text:?}: {why}"));
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let (int, frac) = match digits.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (digits, None),
+    };
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(int) || frac.is_some_and(|f| !all_digits(f)) {
+        return Err(bad("expected -?digits with an optional .fraction"));
+    }
+    let frac = frac.unwrap_or("");
+    if frac.len() > MAX_FRACTION_DIGITS {
+        return Err(bad("more than 9 fraction digits"));
+    }
+    if int.trim_start_matches('0').len() + frac.len() > MAX_REMAINING_DIGITS {
+        return Err(bad("more than 27 digits"));
+    }
+    Decimal::from_str_exact(text).map_err(|_| bad("out of range"))
+}
+
 /// Parses a signed decimal `-?[0-9]+(\.[0-9]+)?` without the AMOUNT bounds (up to what the
 /// decimal type holds): for remaining amounts (which may be negative after an overspend),
 /// sums, and comparing decimals given as text in tests and bindings.
@@ -242,6 +273,57 @@ mod tests {
         for bad in ["", "-", "+1", "1e3", ".5", "5.", "--1", "1 "] {
             assert!(parse_decimal(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn remaining_amounts() {
+        assert_eq!(parse_remaining_amount("-0.5").unwrap(), d("-0.5"));
+        assert_eq!(parse_remaining_amount("-0").unwrap(), Decimal::ZERO);
+        assert_eq!(parse_remaining_amount("1.000000000").unwrap(), d("1"));
+        let big = format!("-{}", "9".repeat(27));
+        assert_eq!(parse_remaining_amount(&big).unwrap(), d(&big));
+        assert_eq!(
+            parse_remaining_amount("-999999999999999999.123456789").unwrap(),
+            d("-999999999999999999.123456789")
+        );
+        assert!(parse_remaining_amount(&format!("000{}", "9".repeat(27))).is_ok());
+        for bad in [
+            "",
+            "-",
+            "+1",
+            "--1",
+            "1e3",
+            ".5",
+            "5.",
+            "-.5",
+            "1.0000000001",
+            "-1.0000000001",
+            "0.0000000000",
+            " 1",
+            "1 ",
+            "1.2.3",
+            "NaN",
+            "\u{0661}",
+            &"9".repeat(28),
+            &format!("-{}.5", "9".repeat(27)),
+        ] {
+            assert!(parse_remaining_amount(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_remaining_a_guard_reports_parses_back() {
+        // The most negative counter arithmetic allows, normalized as `remaining()` reports it.
+        let spend = parse_amount("999999999999999.999999999").unwrap();
+        let mut v = Decimal::ZERO;
+        for _ in 0..100_000 {
+            match checked_sub(v, spend) {
+                Ok(next) => v = next,
+                Err(_) => break,
+            }
+        }
+        assert!(checked_sub(v, spend).is_err(), "the loop reached the bound");
+        assert_eq!(parse_remaining_amount(&format_amount(&v)).unwrap(), v);
     }
 
     #[test]

@@ -152,13 +152,9 @@ impl Error {
     }
 
     /// The wire form `{"code", "message", "retryable", "details"}`.
+    /// (The shape is [`crate::wire::ErrorEnvelope`].)
     pub fn to_json(&self) -> Value {
-        serde_json::json!({
-            "code": self.code.as_str(),
-            "message": self.message,
-            "retryable": self.retryable(),
-            "details": Value::Object(self.details.clone()),
-        })
+        crate::wire::ErrorEnvelope::from(self).to_value()
     }
 
     /// Turns a caught panic payload into an `INTERNAL_ERROR` (for `catch_unwind` at boundaries).

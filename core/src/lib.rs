@@ -3,7 +3,7 @@
 //! One engine for ARCP v1.1 leases: capability names, pattern matching, target
 //! canonicalization, exact subset checks for delegation, exact decimal budgets, strict expiry,
 //! a concurrent [`LeaseGuard`], narrowing, and the agentrc Agentfile. The behaviour is pinned
-//! by `SEMANTICS.md` and proven identical across languages by the conformance vectors.
+//! by `docs/semantics.md` and proven identical across languages by the conformance vectors.
 //!
 //! ```
 //! use leasekit::{Lease, LeaseConstraints, LeaseGuard, SystemClock};
@@ -24,13 +24,18 @@ pub mod expiry;
 pub mod governor;
 pub mod guard;
 pub mod lease;
+pub mod lease_lint;
 pub mod narrow;
 pub mod pattern;
 pub mod subset;
+pub mod wire;
+
+#[cfg(test)]
+mod work_bounds;
 
 pub use budget::{
     BudgetEntry, Decimal, amount_from_f64, check_budget_remaining, format_amount, parse_amount,
-    parse_budget_amount, parse_decimal, sum_budget_entries,
+    parse_budget_amount, parse_decimal, parse_remaining_amount, sum_budget_entries,
 };
 pub use canonical::canonicalize_target;
 pub use capability::{
@@ -44,6 +49,7 @@ pub use expiry::{
 pub use governor::{Governor, GovernorOptions, Policy};
 pub use guard::{GuardOptions, LeaseGuard, Metric, REMAINING_METRIC};
 pub use lease::{Lease, initial_budget, validate_lease_shape};
+pub use lease_lint::{LeaseWarning, lint_lease, lint_lease_json};
 pub use narrow::{Narrowed, Reduction, narrow_constraints, narrow_lease};
 pub use pattern::{match_pattern, validate_pattern};
 pub use subset::{SubsetOptions, check_lease_subset, is_lease_subset};

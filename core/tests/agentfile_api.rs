@@ -556,7 +556,7 @@ fn every_code_is_documented_and_exercised() {
     let mut fixtures = String::new();
     for e in std::fs::read_dir(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/agentfile"
+        "/../conformance/agentfiles"
     ))
     .unwrap()
     {

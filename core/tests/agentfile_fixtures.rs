@@ -1,5 +1,7 @@
 //! Every example Agentfile of the seed spec (sections 8-9), plus a few spec-style mistakes,
-//! checked against the expected diagnostics in `fixtures/agentfile/<name>.expect.json`.
+//! checked against the expected diagnostics in `conformance/agentfiles/<name>.expect.json`.
+//! The same files are conformance vectors (`agentfile_fixtures.json`, every language); this
+//! test also compares the warnings and the line-0 rule, which the vector op does not carry.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -34,7 +36,7 @@ fn lease_sets(v: &Value) -> BTreeMap<String, BTreeSet<String>> {
 
 #[test]
 fn seed_spec_examples_give_the_expected_diagnostics() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agentfile");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/agentfiles");
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -1,6 +1,12 @@
 //! The Rust conformance runner: every vector in `conformance/vectors` (or the directory named
 //! by `LEASEKIT_VECTORS`) through the public API. Fails on any mismatch or unknown op.
 //! Run with `make conformance-rust`.
+//!
+//! Text: a vector may hold a lone UTF-16 surrogate (`\ud800`), which a Python, JavaScript or
+//! Java string can carry and a Rust `&str` cannot. Like every binding's one text conversion,
+//! this runner refuses such a string with `INVALID_REQUEST` where it would be passed to the
+//! API: the file is read with each lone surrogate escape marked ([`mark_lone_surrogates`]),
+//! and an argument holding the mark is refused before the call.
 
 mod governor_ops;
 
@@ -30,6 +36,71 @@ fn err(e: Error) -> Value {
     json!({ "error": e.code().as_str() })
 }
 
+/// What a lone surrogate escape is read as: a noncharacter no vector uses otherwise.
+const LONE: char = '\u{FDD0}';
+
+fn hex4(b: &[u8]) -> Option<u32> {
+    let t = std::str::from_utf8(b.get(..4)?).ok()?;
+    t.bytes()
+        .all(|c| c.is_ascii_hexdigit())
+        .then(|| u32::from_str_radix(t, 16).ok())
+        .flatten()
+}
+
+/// Rewrites each `\uXXXX` escape of a lone surrogate (a high one not followed by a low one, or
+/// a low one alone) as the escape of [`LONE`], so that the JSON text parses; a valid pair stays.
+fn mark_lone_surrogates(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let escape = (b[i] == b'\\' && b.get(i + 1) == Some(&b'u'))
+            .then(|| hex4(&b[i + 2..]))
+            .flatten();
+        if let Some(u) = escape {
+            let low = |at: usize| {
+                b.get(at..at + 2) == Some(b"\\u".as_slice())
+                    && hex4(&b[at + 2..]).is_some_and(|l| (0xDC00..0xE000).contains(&l))
+            };
+            if (0xD800..0xDC00).contains(&u) && low(i + 6) {
+                out.push_str(&text[i..i + 12]);
+                i += 12;
+                continue;
+            }
+            if (0xD800..0xE000).contains(&u) {
+                out.push_str("\\ufdd0");
+                i += 6;
+                continue;
+            }
+        }
+        if b[i] == b'\\' && b.get(i + 1).is_some_and(u8::is_ascii) {
+            // Any other escape, `\\` included, is copied whole.
+            out.push_str(&text[i..i + 2]);
+            i += 2;
+            continue;
+        }
+        let ch = text[i..].chars().next().expect("a char at a boundary");
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// True when some string (or object key) in `v` held a lone surrogate.
+fn has_lone(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains(LONE),
+        Value::Array(a) => a.iter().any(has_lone),
+        Value::Object(m) => m.iter().any(|(k, v)| k.contains(LONE) || has_lone(v)),
+        _ => false,
+    }
+}
+
+/// The refusal of text that is not valid Unicode (a lone surrogate).
+fn not_text() -> Value {
+    err(Error::invalid("not valid Unicode text (a lone surrogate)"))
+}
+
 fn lease_of(v: &Value) -> Result<Lease> {
     Lease::from_value(v)
 }
@@ -54,6 +125,10 @@ fn dec_map(m: &BTreeMap<String, Decimal>) -> Value {
 
 /// Runs one vector; `Err` for an unknown op or a malformed vector.
 fn run(op: &str, input: &Value) -> std::result::Result<Value, String> {
+    // `authorize` converts its lease and each step's arguments separately.
+    if op != "authorize" && has_lone(input) {
+        return Ok(not_text());
+    }
     Ok(match op {
         "capability_name" => {
             let n = s(input, "name");
@@ -133,18 +208,41 @@ fn run(op: &str, input: &Value) -> std::result::Result<Value, String> {
     })
 }
 
+/// The subset options a binding takes besides the two leases; any other key is an unknown
+/// option (`INVALID_REQUEST`), as in every binding's options object.
+const SUBSET_OPTIONS: [&str; 3] = [
+    "parent_remaining",
+    "child_constraints",
+    "parent_constraints",
+];
+
 fn subset(input: &Value) -> Result<bool> {
+    if let Some(k) = input
+        .as_object()
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .find(|k| {
+            !matches!(k.as_str(), "child" | "parent") && !SUBSET_OPTIONS.contains(&k.as_str())
+        })
+    {
+        return Err(Error::invalid(format!("unknown subset option {k:?}")));
+    }
     let child = lease_of(&input["child"])?;
     let parent = lease_of(&input["parent"])?;
     let cc = constraints_of(input.get("child_constraints"))?;
     let pc = constraints_of(input.get("parent_constraints"))?;
+    // An amount map: currency -> remaining amount (signed, at most 9 fraction digits).
     let remaining = match input.get("parent_remaining") {
+        None | Some(Value::Null) => None,
         Some(Value::Object(m)) => Some(
             m.iter()
-                .map(|(k, v)| Ok((k.clone(), parse_decimal(v.as_str().unwrap_or("invalid"))?)))
+                .map(|(k, v)| match v {
+                    Value::String(text) => Ok((k.clone(), parse_remaining_amount(text)?)),
+                    _ => Err(Error::invalid("a remaining amount is a decimal string")),
+                })
                 .collect::<Result<BTreeMap<_, _>>>()?,
         ),
-        _ => None,
+        Some(_) => return Err(Error::invalid("parent_remaining must be an object")),
     };
     Ok(is_lease_subset(
         &child,
@@ -158,6 +256,9 @@ fn subset(input: &Value) -> Result<bool> {
 }
 
 fn authorize(input: &Value) -> std::result::Result<Value, String> {
+    if has_lone(&input["lease"]) || input.get("constraints").is_some_and(has_lone) {
+        return Ok(not_text());
+    }
     let lease = match lease_of(&input["lease"]) {
         Ok(l) => l,
         Err(e) => return Ok(err(e)),
@@ -178,7 +279,9 @@ fn authorize(input: &Value) -> std::result::Result<Value, String> {
                 .map_err(|e| format!("bad step time: {e}"))?;
             clock.set(t);
         }
-        let r: Value = if let Some(a) = step.get("authorize") {
+        let r: Value = if has_lone(step) {
+            not_text()
+        } else if let Some(a) = step.get("authorize") {
             let cap = a[0].as_str().ok_or("authorize[0]")?;
             let target = a[1].as_str().ok_or("authorize[1]")?;
             guard
@@ -333,7 +436,7 @@ fn conformance_vectors() {
     let mut failures = Vec::new();
     for file in vector_files() {
         let text = std::fs::read_to_string(&file).expect("readable vector file");
-        let doc: Value = serde_json::from_str(&text)
+        let doc: Value = serde_json::from_str(&mark_lone_surrogates(&text))
             .unwrap_or_else(|e| panic!("{}: invalid JSON: {e}", file.display()));
         for v in doc["vectors"].as_array().expect("a vectors array") {
             let id = v["id"].as_str().unwrap_or("?");
@@ -362,4 +465,25 @@ fn conformance_vectors() {
     println!("{passed} passed, {failed} failed");
     assert!(passed + failed > 0, "no vectors found");
     assert_eq!(failed, 0, "{failed} conformance vectors failed");
+}
+
+#[test]
+fn lone_surrogates_are_marked_and_pairs_kept() {
+    let text =
+        r#"["\ud800", "a\udc00b", "\ud83d\ude00", "\\ud800", "\ud800\ud800\udc00", "\u00e9"]"#;
+    let v: Value = serde_json::from_str(&mark_lone_surrogates(text)).unwrap();
+    let m = LONE.to_string();
+    assert_eq!(
+        v,
+        json!([
+            m,
+            format!("a{m}b"),
+            "\u{1F600}",
+            "\\ud800",
+            format!("{m}\u{10000}"),
+            "\u{e9}"
+        ])
+    );
+    assert!(has_lone(&json!({"k": [{"x": m}]})) && has_lone(&json!({ m.clone(): 1 })));
+    assert!(!has_lone(&json!({"k": ["\u{1F600}"]})));
 }

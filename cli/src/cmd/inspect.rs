@@ -77,9 +77,9 @@ fn summary(af: &Agentfile) -> Value {
         .collect();
     let diagnostics = lint(af);
     let count = |s: Severity| diagnostics.iter().filter(|d| d.severity == s).count();
-    let (lease, lease_error) = match agentfile_lease(af) {
-        Ok(l) => (l.to_value(), Value::Null),
-        Err(e) => (Value::Null, e.to_json()),
+    let (lease, lease_error, lease_warnings) = match agentfile_lease(af) {
+        Ok(l) => (l.to_value(), Value::Null, json!(leasekit::lint_lease(&l))),
+        Err(e) => (Value::Null, e.to_json(), json!([])),
     };
     json!({
         "agent": af.agent(),
@@ -106,6 +106,7 @@ fn summary(af: &Agentfile) -> Value {
         "package_digest": package_digest(af),
         "lease": lease,
         "lease_error": lease_error,
+        "lease_warnings": lease_warnings,
     })
 }
 
@@ -327,6 +328,22 @@ fn to_text(path: &str, s: &Value, style: &Style) -> String {
         ));
     } else {
         out.push_str(&super::pretty(&s["lease"]));
+    }
+    let warnings = s["lease_warnings"].as_array().cloned().unwrap_or_default();
+    if !warnings.is_empty() {
+        out.push_str(&format!("{}\n", style.bold("lease warnings")));
+        for w in &warnings {
+            out.push_str(&format!(
+                "  {}[{}]: {} {}: {}\n    {}: {}\n",
+                style.warn("warning"),
+                scalar(&w["code"]),
+                scalar(&w["capability"]),
+                w["pattern"],
+                scalar(&w["message"]),
+                style.dim("hint"),
+                scalar(&w["hint"])
+            ));
+        }
     }
     out
 }

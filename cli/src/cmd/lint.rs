@@ -1,18 +1,24 @@
-//! `leasekit lint`: Agentfile diagnostics as `path:line:col: severity[code]: message` or JSON.
+//! `leasekit lint`: Agentfile diagnostics as `path:line:col: severity[code]: message` or JSON;
+//! with `--lease`, lease-writing warnings (`leasekit::lint_lease`) as
+//! `path: warning[code]: capability "pattern": message` or JSON.
 
+use leasekit::LeaseWarning;
 use leasekit::agentfile::{Diagnostic, Severity, lint};
 use serde_json::{Value, json};
 
 use crate::Report;
 use crate::args::{Format, LintArgs};
 use crate::failure::Failure;
-use crate::input::{at_most_one_stdin, display_name, read_agentfile};
+use crate::input::{at_most_one_stdin, display_name, read_agentfile, read_lease};
 use crate::style::Style;
 
 /// Runs `lint` over every file; exit 1 when any file has an error diagnostic.
 pub fn run(args: &LintArgs, style: &Style) -> Result<Report, Failure> {
     let paths: Vec<&str> = args.files.iter().map(String::as_str).collect();
     at_most_one_stdin(&paths)?;
+    if args.lease {
+        return run_leases(&paths, args.format, style);
+    }
     let mut results = Vec::new();
     for path in &paths {
         let af = read_agentfile(path, args.compat)?;
@@ -90,4 +96,55 @@ fn to_json(results: &[(&str, Vec<Diagnostic>)], errors: usize, warnings: usize) 
         })
         .collect();
     json!({"ok": errors == 0, "errors": errors, "warnings": warnings, "files": files})
+}
+
+/// `lint --lease`: the warnings of every lease file; exit 0 (warnings are not errors).
+fn run_leases(paths: &[&str], format: Format, style: &Style) -> Result<Report, Failure> {
+    let mut results = Vec::new();
+    for path in paths {
+        let lease = read_lease(path)?;
+        results.push((display_name(path), leasekit::lint_lease(&lease)));
+    }
+    let warnings: usize = results.iter().map(|(_, w)| w.len()).sum();
+    let stdout = match format {
+        Format::Json => {
+            let files: Vec<Value> = results
+                .iter()
+                .map(|(path, ws)| json!({"path": path, "ok": true, "warnings": ws}))
+                .collect();
+            super::pretty(&json!({"ok": true, "errors": 0, "warnings": warnings, "files": files}))
+        }
+        Format::Text => {
+            let mut out = String::new();
+            for (path, ws) in &results {
+                for w in ws {
+                    out.push_str(&lease_warning_line(path, w, style));
+                }
+            }
+            let files = results.len();
+            let summary = format!(
+                "{files} file{}: 0 errors, {warnings} warning{}",
+                if files == 1 { "" } else { "s" },
+                if warnings == 1 { "" } else { "s" }
+            );
+            out.push_str(&style.good(&summary));
+            out.push('\n');
+            out
+        }
+    };
+    Ok(Report::new(stdout, 0))
+}
+
+/// One lease warning line and its indented hint line.
+pub fn lease_warning_line(path: &str, w: &LeaseWarning, style: &Style) -> String {
+    format!(
+        "{path}: {}[{}]: {} {:?}: {}\n  {}: {}\n",
+        style.warn("warning"),
+        w.code,
+        w.capability,
+        w.pattern,
+        w.message,
+        style.dim("hint"),
+        w.hint
+    )
 }

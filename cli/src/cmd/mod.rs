@@ -1,8 +1,10 @@
 //! One module per `leasekit` command.
 
+pub mod audit;
 pub mod check;
 pub mod explain;
 pub mod gov;
+pub mod govpolicy;
 pub mod inspect;
 pub mod lint;
 pub mod lock;

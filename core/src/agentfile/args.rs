@@ -1,4 +1,4 @@
-//! Argument checking of every directive (spec section 9, gaps in reference/agentrc.md 5-7).
+//! Argument checking of every directive (spec section 9; the table is in docs/agentfile.md).
 //!
 //! The argument count of each directive and its usage line are data in the directive table
 //! ([`super::directives::DIRECTIVES`]); this module checks the count against the table and then

@@ -136,7 +136,7 @@ pub fn lint(af: &Agentfile) -> Vec<Diagnostic> {
                         e.message()
                     ),
                 )
-                .with_hint("see SEMANTICS.md sections 2 and 5"),
+                .with_hint("see docs/semantics.md sections 2 and 5"),
             );
         }
     }

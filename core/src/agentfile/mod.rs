@@ -1,4 +1,4 @@
-//! The agentrc Agentfile, draft 0.1.0-draft.4 (seed spec sections 7-13, SEMANTICS.md 12).
+//! The agentrc Agentfile, draft 0.1.0-draft.4 (seed spec sections 7-13, docs/semantics.md 12).
 //!
 //! # Grammar (summary)
 //! - Line oriented; `\n` or `\r\n`; a leading UTF-8 BOM is skipped. Blank lines and lines whose

@@ -30,15 +30,15 @@ mod access;
 pub mod audit;
 #[cfg(unix)]
 pub mod client;
+mod embedded;
 pub mod engine;
-mod governor;
 pub mod policy;
 pub mod store;
 pub mod wire;
 
 pub use access::{Peer, admin_only};
 pub use audit::{AuditVerification, verify_audit};
+pub use embedded::Governor;
 pub use engine::{Engine, IdSource};
-pub use governor::Governor;
 pub use policy::{GovernorOptions, Policy};
 pub use store::{MemoryStore, SqliteStore, Store, Synchronous};

@@ -6,7 +6,7 @@
 /// Why `path` (a canonical `net.fetch` path) is ambiguous, or `None` when it is not: it holds
 /// a `\`, or one of its pieces between `/`, `%2F` and `%5C` (any hex case), once `%25` is read
 /// as `%` and then `%2E` as `.`, is `.` or `..` or starts with `.;` or `..;`.
-pub(super) fn ambiguity(path: &str) -> Option<&'static str> {
+pub(crate) fn ambiguity(path: &str) -> Option<&'static str> {
     let b = path.as_bytes();
     if b.contains(&b'\\') {
         return Some("a backslash in the path (WHATWG URL parsers read it as '/')");

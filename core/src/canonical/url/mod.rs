@@ -2,7 +2,7 @@
 //! The authority rules live in `authority`, the path rules in `path`, and the one-pass check
 //! that recognizes an already-canonical URL in `fast`.
 
-mod ambiguity;
+pub(crate) mod ambiguity;
 mod authority;
 mod fast;
 mod path;

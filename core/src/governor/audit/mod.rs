@@ -69,25 +69,37 @@ impl AuditRecord {
         self.fields.remove("entryHash");
         self.fields
             .insert("prevHash", AVal::Str(prev_hash.to_string()));
-        let body = self.canonical();
+        // One canonical pass; `entryHash` is then spliced in at its sorted place.
+        let (mut body, at) = self.canonical();
         let hash = hex::encode(Sha256::digest(body.as_bytes()));
-        self.fields.insert("entryHash", AVal::Str(hash.clone()));
-        (self.canonical(), hash)
+        let member = match at {
+            Some(_) => format!("\"entryHash\":\"{hash}\","),
+            None if self.fields.is_empty() => format!("\"entryHash\":\"{hash}\""),
+            None => format!(",\"entryHash\":\"{hash}\""),
+        };
+        body.insert_str(at.unwrap_or(body.len() - 1), &member);
+        (body, hash)
     }
 
-    fn canonical(&self) -> String {
-        let mut out = String::with_capacity(512);
+    /// The JCS text and the byte offset of the first member whose key sorts after
+    /// `entryHash` (where that member belongs), if any.
+    fn canonical(&self) -> (String, Option<usize>) {
+        let mut out = String::with_capacity(768);
         out.push('{');
+        let mut at = None;
         for (i, (k, v)) in self.fields.iter().enumerate() {
             if i > 0 {
                 out.push(',');
+            }
+            if at.is_none() && *k > "entryHash" {
+                at = Some(out.len());
             }
             jcs::write_str(&mut out, k);
             out.push(':');
             jcs::write_val(&mut out, v);
         }
         out.push('}');
-        out
+        (out, at)
     }
 }
 
@@ -176,6 +188,14 @@ mod tests {
         let (l2, _) = r.seal(&h1);
         let v: Value = serde_json::from_str(&l1).unwrap();
         assert_eq!(compute_entry_hash(&v).unwrap(), h1);
+        assert_eq!(
+            serde_json_canonicalizer::to_string(&v).unwrap(),
+            l1,
+            "the line is JCS"
+        );
+        let (only, _) = AuditRecord::default().seal(GENESIS_HASH);
+        let v: Value = serde_json::from_str(&only).unwrap();
+        assert_eq!(serde_json_canonicalizer::to_string(&v).unwrap(), only);
         assert!(verify_audit([l1.as_str(), l2.as_str()]).ok);
         let tampered = l2.replace("\"estimatedCostCents\":5", "\"estimatedCostCents\":6");
         let out = verify_audit([l1.as_str(), tampered.as_str()]);

@@ -370,34 +370,35 @@ impl Engine {
             .iter()
             .find(|(k, _)| eq_ic(k, req.intent_class.as_str()))
             .map(|(_, v)| v)
+            && !tier.is_empty()
+            && !contains_ic(tier, &req.model_id)
         {
-            if !tier.is_empty() && !contains_ic(tier, &req.model_id) {
-                return p(
-                    "intent_model_not_allowed",
-                    "use a model of the intent's tier",
-                );
-            }
+            return p(
+                "intent_model_not_allowed",
+                "use a model of the intent's tier",
+            );
         }
         if let Some(max) = doc
             .intent_max_cost_cents
             .iter()
             .find(|(k, _)| eq_ic(k, req.intent_class.as_str()))
             .map(|(_, v)| *v)
+            && max > 0
+            && req.estimated_cost_cents > max as u64
         {
-            if max > 0 && req.estimated_cost_cents > max as u64 {
-                return p(
-                    "intent_cost_exceeded",
-                    "reduce the estimated cost for this intent",
-                );
-            }
+            return p(
+                "intent_cost_exceeded",
+                "reduce the estimated cost for this intent",
+            );
         }
-        if let Some(list) = doc.allowed_models_by_workspace.get(&req.workspace_id) {
-            if !list.is_empty() && !contains_ic(list, &req.model_id) {
-                return p(
-                    "workspace_model_not_allowed",
-                    "use a model allowed in this workspace",
-                );
-            }
+        if let Some(list) = doc.allowed_models_by_workspace.get(&req.workspace_id)
+            && !list.is_empty()
+            && !contains_ic(list, &req.model_id)
+        {
+            return p(
+                "workspace_model_not_allowed",
+                "use a model allowed in this workspace",
+            );
         }
         if !doc.allowed_models.is_empty() && !contains_ic(&doc.allowed_models, &req.model_id) {
             return p("model_not_allowed", "use an allowed model");
@@ -426,14 +427,12 @@ impl Engine {
             .find(|(k, _)| eq_ic(k, action))
             .map(|(_, v)| v)
             .filter(|v| !v.is_empty())
-        {
-            if req
+            && req
                 .requested_capabilities
                 .iter()
                 .any(|c| !contains_ic(allowed, c))
-            {
-                return p("capability_not_allowed", "request allowed capabilities");
-            }
+        {
+            return p("capability_not_allowed", "request allowed capabilities");
         }
         if req
             .risk_flags
@@ -473,19 +472,17 @@ impl Engine {
             .iter()
             .find(|(k, _)| eq_ic(k, &aw))
             .map(|(_, v)| v)
-        {
-            if let Some(t) = req
+            && let Some(t) = req
                 .requested_tools
                 .iter()
                 .find(|t| !list.is_empty() && !contains_ic(list, &t.tool_id))
-            {
-                return Err(deny(
-                    format!("tool_not_allowed:{}", t.tool_id),
-                    None,
-                    "request a tool allowed for this actor",
-                    false,
-                ));
-            }
+        {
+            return Err(deny(
+                format!("tool_not_allowed:{}", t.tool_id),
+                None,
+                "request a tool allowed for this actor",
+                false,
+            ));
         }
         let wr = format!("{}|{}", req.workspace_id, role.pascal());
         if let Some(list) = doc
@@ -493,19 +490,17 @@ impl Engine {
             .iter()
             .find(|(k, _)| eq_ic(k, &wr))
             .map(|(_, v)| v)
-        {
-            if let Some(t) = req
+            && let Some(t) = req
                 .requested_tools
                 .iter()
                 .find(|t| !list.is_empty() && !contains_ic(list, &t.tool_id))
-            {
-                return Err(deny(
-                    format!("tool_not_allowed_for_role:{}", t.tool_id),
-                    None,
-                    "request a tool allowed for this role",
-                    false,
-                ));
-            }
+        {
+            return Err(deny(
+                format!("tool_not_allowed_for_role:{}", t.tool_id),
+                None,
+                "request a tool allowed for this role",
+                false,
+            ));
         }
         if let Some(cedar) = &self.policy.compiled().cedar {
             let principal = doc.agent_name.as_deref().unwrap_or(&req.actor_id);
@@ -601,10 +596,10 @@ impl Engine {
             ),
         ] {
             let id = key.split_once(':').map_or("", |(_, id)| id);
-            if let Some(limit) = limit.as_ref().and_then(|l| l.for_id(id)) {
-                if self.scope_used(&key) + est > limit {
-                    return Err(deny(reason, Some(to_midnight), &refill, false));
-                }
+            if let Some(limit) = limit.as_ref().and_then(|l| l.for_id(id))
+                && self.scope_used(&key) + est > limit
+            {
+                return Err(deny(reason, Some(to_midnight), &refill, false));
             }
         }
         let per_actor = doc

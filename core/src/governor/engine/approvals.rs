@@ -37,7 +37,8 @@ impl Engine {
             };
         }
         let id = self.next_approval_id();
-        let ttl_ms = req.ttl_seconds.max(30).min(u64::MAX / 2000) as i64 * 1000;
+        // At least 30 s, at most ten years (so the expiry never overflows).
+        let ttl_ms = req.ttl_seconds.clamp(30, 315_360_000) as i64 * 1000;
         let expires = self.now + ttl_ms;
         let mut rec = self.record("approval_requested");
         rec.s("approvalId", &id)

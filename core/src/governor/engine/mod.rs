@@ -205,15 +205,15 @@ impl Engine {
             return b;
         }
         for id in std::mem::take(&mut self.dirty_leases) {
-            let body = self.st.leases.get(&id).map(|r| to_json(r));
+            let body = self.st.leases.get(&id).map(to_json);
             b.rows.insert((Table::Lease, id), body);
         }
         for id in std::mem::take(&mut self.dirty_approvals) {
-            let body = self.st.approvals.get(&id).map(|r| to_json(r));
+            let body = self.st.approvals.get(&id).map(to_json);
             b.rows.insert((Table::Approval, id), body);
         }
         for id in std::mem::take(&mut self.dirty_idem) {
-            let body = self.st.idem.get(&id).map(|r| to_json(r));
+            let body = self.st.idem.get(&id).map(to_json);
             b.rows.insert((Table::Idem, id), body);
         }
         self.dirty_rate.clear();

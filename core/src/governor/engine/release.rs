@@ -162,13 +162,13 @@ impl Engine {
             self.retention.remove(&(old_retain, id.clone()));
         }
         let l = self.st.leases.get_mut(&id).expect("checked");
-        l.release = Some((req.idempotency_key.clone(), response.clone()));
         l.settled = Some(req.actual_cost_cents);
         if req.idempotency_key.is_empty() {
             // Nothing can replay a keyless release: the record goes (a later release of the
             // id answers leaseNotFound either way).
             self.st.leases.remove(&id);
         } else {
+            l.release = Some((req.idempotency_key.clone(), response.clone()));
             self.retention.insert((l.retain_until, id.clone()));
         }
         self.touch_lease(&id);

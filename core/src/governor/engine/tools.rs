@@ -122,10 +122,10 @@ impl Engine {
             .min(self.settings.max_tool_output_bytes);
         let id = self.next_sub_id();
         if let Some(aid) = approval {
-            if let Some(a) = self.st.approvals.get_mut(&aid) {
-                if a.request.single_use {
-                    a.used = true;
-                }
+            if let Some(a) = self.st.approvals.get_mut(&aid)
+                && a.request.single_use
+            {
+                a.used = true;
             }
             self.touch_approval(&aid);
         }

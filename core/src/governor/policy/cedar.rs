@@ -56,9 +56,9 @@ impl CedarSet {
             use cedar_policy::{Authorizer, Context, Decision, Entities, EntityUid, Request};
             let Ok(set) = &self.set else { return false };
             let uid = |t: &str, id: &str| {
-                EntityUid::from_str(&format!("{t}::{}", crate::agentfile::cedar_literal(id)))
+                EntityUid::from_str(&format!("{t}::{}", crate::agentfile::cedar_literal(id))).ok()
             };
-            let (Ok(p), Ok(a), Ok(r)) = (
+            let (Some(p), Some(a), Some(r)) = (
                 uid("AgentRC::Agent", principal),
                 uid("AgentRC::Action", "tool.invoke"),
                 uid("AgentRC::Tool", tool_id),

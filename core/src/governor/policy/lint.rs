@@ -212,13 +212,12 @@ pub fn lint_policy(doc: &PolicyDoc, source: Option<&Value>) -> Vec<LintFinding> 
         .cedar_policies
         .as_deref()
         .filter(|t| !t.trim().is_empty())
+        && let Some(e) = super::cedar::CedarSet::parse(c).error()
     {
-        if let Some(e) = super::cedar::CedarSet::parse(c).error() {
-            warn(
-                "cedar-parse",
-                format!("cedarPolicies do not parse (every tool is denied): {e}"),
-            );
-        }
+        warn(
+            "cedar-parse",
+            format!("cedarPolicies do not parse (every tool is denied): {e}"),
+        );
     }
     if doc.tool_registry.is_empty() {
         warn(

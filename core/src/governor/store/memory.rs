@@ -34,12 +34,12 @@ impl Store for MemoryStore {
         Ok(None)
     }
 
-    fn commit(&self, batch: &Batch) -> crate::Result<()> {
+    fn commit(&self, batch: Batch) -> crate::Result<()> {
         if !batch.audit.is_empty() {
             self.audit
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .extend(batch.audit.iter().cloned());
+                .extend(batch.audit);
         }
         Ok(())
     }

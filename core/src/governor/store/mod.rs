@@ -68,7 +68,7 @@ pub trait Store: Send + Sync {
     /// The stored state, or `None` for a fresh store.
     fn load(&self) -> crate::Result<Option<Snapshot>>;
     /// Commits a batch atomically (all of it or none).
-    fn commit(&self, batch: &Batch) -> crate::Result<()>;
+    fn commit(&self, batch: Batch) -> crate::Result<()>;
     /// Audit lines `from..=to` (1-based; clamped to what exists).
     fn read_audit(&self, from: u64, to: u64) -> crate::Result<Vec<String>>;
     /// False when audit records cannot be written now (then effects are refused).

@@ -111,7 +111,7 @@ impl Store for SqliteStore {
         Ok(Some(Snapshot { meta, rows }))
     }
 
-    fn commit(&self, batch: &Batch) -> crate::Result<()> {
+    fn commit(&self, batch: Batch) -> crate::Result<()> {
         if batch.is_empty() {
             return Ok(());
         }

@@ -1,0 +1,214 @@
+//! The `LkAgentfile` handle (agentrc Agentfile draft 0.1.0-draft.4): parse, lint, derived
+//! lease, lockfile, inheritance and Cedar policy evaluation.
+
+use std::ffi::c_char;
+
+use leasekit::agentfile::{self, Agentfile, ParseOptions};
+use leasekit::wire;
+
+use crate::boundary::call;
+use crate::json;
+use crate::lease::LkLease;
+use crate::status::LkStatus;
+use crate::strings::{
+    arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_json, put_string,
+};
+
+/// An opaque parsed Agentfile. Create it with `lk_agentfile_parse`, free it with
+/// `lk_agentfile_free`. Secret values never appear in anything read from it.
+pub struct LkAgentfile {
+    inner: Agentfile,
+}
+
+/// Parses an Agentfile (strict, or compat mode when `compat` is true). Parsing never
+/// fails on content: problems are diagnostics (`lk_agentfile_lint`). Writes a new
+/// handle to `*out`.
+///
+/// # Safety
+/// `text` is a NUL-terminated string; `out` points to a writable `LkAgentfile *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_agentfile_parse(
+    text: *const c_char,
+    compat: bool,
+    out: *mut *mut LkAgentfile,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, text) = unsafe { (out_slot(out, "out")?, arg_str(text, "text")?) };
+        put_handle(
+            slot,
+            LkAgentfile {
+                inner: agentfile::parse_agentfile(text, &ParseOptions { compat }),
+            },
+        );
+        Ok(())
+    })
+}
+
+/// Frees an Agentfile. NULL is ignored.
+///
+/// # Safety
+/// `af` is NULL or a handle from this library not freed before.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_agentfile_free(af: *mut LkAgentfile) {
+    // SAFETY: forwarded contract.
+    unsafe { free_handle(af) }
+}
+
+/// Writes the parsed Agentfile (directives, credentials by reference only, syntax
+/// marker, source digest) as JSON to `*out_json`.
+///
+/// # Safety
+/// `af` is a live handle; `out_json` points to a writable `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_agentfile_to_json(
+    af: *const LkAgentfile,
+    out_json: *mut *mut c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, af) = unsafe { (out_slot(out_json, "out_json")?, arg_handle(af, "af")?) };
+        put_json(slot, &json::to_value(&af.inner)?)
+    })
+}
+
+/// Lints the Agentfile: writes parse diagnostics plus every lint rule, sorted by
+/// position, as a JSON array
+/// `[{"code", "severity": "error"|"warning"|"info", "line", "column", "message", "hint"}]`
+/// to `*out_json`. The file is valid when no diagnostic has severity `error`.
+///
+/// # Safety
+/// `af` is a live handle; `out_json` points to a writable `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_agentfile_lint(
+    af: *const LkAgentfile,
+    out_json: *mut *mut c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, af) = unsafe { (out_slot(out_json, "out_json")?, arg_handle(af, "af")?) };
+        put_json(slot, &json::to_value(&agentfile::lint(&af.inner))?)
+    })
+}
+
+/// Derives the lease the Agentfile requests (`TOOL`, `URL`, `SERVER`, `MOUNT`) and
+/// writes a new lease handle to `*out` (`LK_INVALID_REQUEST` when it cannot be derived).
+///
+/// # Safety
+/// `af` is a live handle; `out` points to a writable `LkLease *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_agentfile_lease(
+    af: *const LkAgentfile,
+    out: *mut *mut LkLease,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, af) = unsafe { (out_slot(out, "out")?, arg_handle(af, "af")?) };
+        put_handle(
+            slot,
+            LkLease {
+                inner: agentfile::agentfile_lease(&af.inner)?,
+            },
+        );
+        Ok(())
+    })
+}
+
+/// Writes the lockfile of the Agentfile (pretty, deterministic JSON with a trailing
+/// newline) to `*out_json`.
+///
+/// # Safety
+/// `af` is a live handle; `out_json` points to a writable `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_agentfile_lock(
+    af: *const LkAgentfile,
+    out_json: *mut *mut c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, af) = unsafe { (out_slot(out_json, "out_json")?, arg_handle(af, "af")?) };
+        put_string(slot, agentfile::lockfile_json(&agentfile::lock(&af.inner)?))
+    })
+}
+
+/// Checks that `child` only narrows `parent`: its derived lease is a subset of the
+/// parent's and it does not lower `AUDIT`. `LK_OK`, `LK_LEASE_SUBSET_VIOLATION` (details
+/// in the last error) or `LK_INVALID_REQUEST`.
+///
+/// # Safety
+/// `parent` and `child` are live handles.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_agentfile_check_inheritance(
+    parent: *const LkAgentfile,
+    child: *const LkAgentfile,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (parent, child) =
+            unsafe { (arg_handle(parent, "parent")?, arg_handle(child, "child")?) };
+        agentfile::check_inheritance(&parent.inner, &child.inner)
+    })
+}
+
+/// Evaluates a Cedar request against the Agentfile's policy (POLICY blocks plus lowered
+/// `ALLOW`/`DENY`/`RATELIMIT`). `principal`, `action` and `resource` are Cedar entity
+/// uids such as `AgentRC::Tool::"file_read"`; `context_json` is NULL or a JSON object.
+/// Writes `{"allowed": bool, "determining": [...], "errors": [...]}` to `*out_json`;
+/// any parse or evaluation error means `"allowed": false` (the call itself succeeds).
+///
+/// # Safety
+/// `af` is a live handle; `principal`, `action` and `resource` are NUL-terminated
+/// strings; `context_json` is NULL or a NUL-terminated string; `out_json` points to a
+/// writable `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_agentfile_evaluate_policy(
+    af: *const LkAgentfile,
+    principal: *const c_char,
+    action: *const c_char,
+    resource: *const c_char,
+    context_json: *const c_char,
+    out_json: *mut *mut c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, af, principal, action, resource, context) = unsafe {
+            (
+                out_slot(out_json, "out_json")?,
+                arg_handle(af, "af")?,
+                arg_str(principal, "principal")?,
+                arg_str(action, "action")?,
+                arg_str(resource, "resource")?,
+                opt_arg_str(context_json, "context_json")?,
+            )
+        };
+        let context = match context {
+            Some(text) => json::parse(text, "context_json")?,
+            None => serde_json::Value::Null,
+        };
+        let decision = agentfile::evaluate_policy(&af.inner, principal, action, resource, &context);
+        put_json(slot, &json::to_value(&decision)?)
+    })
+}
+
+/// Parses (strict unless `compat`), lints and derives the lease in one call, as every
+/// conformance runner does: writes
+/// `{"ok": bool, "diagnostics": [...], "lease": {...} | null}` to `*out_json`, where
+/// `ok` means no error diagnostic and `lease` is present exactly when `ok`.
+///
+/// # Safety
+/// `text` is a NUL-terminated string; `out_json` points to a writable `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_agentfile_check(
+    text: *const c_char,
+    compat: bool,
+    out_json: *mut *mut c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, text) = unsafe { (out_slot(out_json, "out_json")?, arg_str(text, "text")?) };
+        put_json(
+            slot,
+            &wire::agentfile_report_value(&agentfile::check_agentfile(text, compat))?,
+        )
+    })
+}

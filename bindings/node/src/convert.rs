@@ -1,0 +1,551 @@
+//! Conversions between JavaScript values and core types. Nothing here decides anything:
+//! every rule (syntax, bounds, validity, which keys an options object has) is the core's
+//! (`leasekit::wire` for the shapes).
+//!
+//! Two rules hold for every value a JavaScript caller hands in:
+//! * **Text**: every string is read by [`read_text`] (the UTF-16 code units, encoded here), as
+//!   an argument ([`Text`]), inside an object ([`JsArg::json`]) or on the authorize fast path
+//!   (`fast.rs`). A lone surrogate has no UTF-8 form and is refused with `INVALID_REQUEST`,
+//!   never replaced: the core must check exactly the caller's string.
+//! * **Own data only**: an object is read through its own enumerable string keys
+//!   ([`JsArg::entries`]), never through its prototype chain, so a polluted `Object.prototype`
+//!   cannot add a capability, a pattern or an option to anything (issue 18).
+
+use std::ptr;
+
+use leasekit::{Decimal, Error, Lease, LeaseConstraints, Timestamp, wire};
+use napi::ValueType;
+use napi::bindgen_prelude::{BigInt, FromNapiValue, TypeName, ValidateNapiValue};
+use napi::sys::{self, Status, napi_env, napi_value};
+use serde_json::{Map, Number, Value};
+
+/// Nesting deeper than this is refused (a lease is two levels deep; this bounds recursion on
+/// cyclic or hostile objects).
+const MAX_DEPTH: usize = 64;
+
+/// Code units read in the first (usually only) copy of a string.
+const FIRST_UNITS: usize = 256;
+
+/// What reading a JavaScript string can find besides text.
+pub(crate) enum NotText {
+    /// Not a string at all.
+    NotAString,
+    /// A string with a lone surrogate: it has no UTF-8 form.
+    LoneSurrogate,
+}
+
+/// Reads a JavaScript string as UTF-8 into `out`, the one conversion of every string a caller
+/// passes. A lone surrogate is refused rather than replaced: the text core checks must be
+/// exactly the caller's string.
+///
+/// Reads the UTF-16 code units (a plain copy in V8, unlike its UTF-8 writer, which replaces
+/// lone surrogates) and encodes them here, with a fast path for ASCII. `units` and `out` are
+/// buffers the caller may reuse.
+///
+/// # Safety
+/// `env` is the environment of the current call and `value` a live value of it.
+pub(crate) unsafe fn read_text<'b>(
+    env: napi_env,
+    value: napi_value,
+    units: &mut Vec<u16>,
+    out: &'b mut Vec<u8>,
+) -> Result<&'b str, NotText> {
+    // One copy into the reused buffer; only a string that fills it is measured and re-read.
+    units.clear();
+    units.reserve(FIRST_UNITS);
+    let mut room = units.capacity();
+    let mut copied = 0usize;
+    // SAFETY: `units` has room for `room` code units (Node writes at most `room - 1` plus a
+    // NUL); `copied` of them are initialized afterwards.
+    if unsafe {
+        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), room, &mut copied)
+    } != Status::napi_ok
+    {
+        return Err(NotText::NotAString);
+    }
+    if copied + 1 >= room {
+        let mut len = 0usize;
+        // SAFETY: a NULL buffer asks for the length in code units.
+        unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len) };
+        units.reserve(len + 1);
+        room = len + 1;
+        // SAFETY: as above, with room for the whole string.
+        if unsafe {
+            sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), room, &mut copied)
+        } != Status::napi_ok
+        {
+            return Err(NotText::NotAString);
+        }
+    }
+    // SAFETY: Node initialized `copied` (< room <= capacity) units.
+    unsafe { units.set_len(copied.min(room - 1)) };
+    // Narrow every unit to a byte and OR them together in one vectorizable pass; the bytes
+    // are the text when every unit was ASCII.
+    out.clear();
+    out.reserve(units.len());
+    let mut any = 0u16;
+    for (b, &u) in out.spare_capacity_mut().iter_mut().zip(units.iter()) {
+        any |= u;
+        b.write(u as u8);
+    }
+    // SAFETY: the loop above initialized the first `units.len()` bytes.
+    unsafe { out.set_len(units.len()) };
+    if any >= 0x80 {
+        out.clear();
+        for c in char::decode_utf16(units.iter().copied()) {
+            let c = c.map_err(|_| NotText::LoneSurrogate)?;
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+    }
+    // SAFETY: `out` holds ASCII bytes, or the UTF-8 encoding of decoded chars.
+    Ok(unsafe { std::str::from_utf8_unchecked(out) })
+}
+
+/// The error for a value that is not text, naming `what`.
+pub(crate) fn not_text(what: &str, why: NotText) -> Error {
+    match why {
+        NotText::NotAString => Error::invalid(format!("{what} must be a string")),
+        NotText::LoneSurrogate => Error::invalid(format!(
+            "the {what} contains a lone surrogate (not valid Unicode)"
+        )),
+    }
+}
+
+/// A string argument, read by [`read_text`]. A non-string or a lone surrogate is thrown as
+/// napi's `InvalidArg`, which `index.js` turns into `InvalidRequestError`.
+pub struct Text(pub String);
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TypeName for Text {
+    fn type_name() -> &'static str {
+        "string"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::String
+    }
+}
+
+impl ValidateNapiValue for Text {}
+
+impl FromNapiValue for Text {
+    unsafe fn from_napi_value(env: napi_env, value: napi_value) -> napi::Result<Self> {
+        // SAFETY: a live value of the current call.
+        unsafe { JsArg::from_raw(env, value) }
+            .text("string argument")
+            .map(Text)
+            .map_err(|e| napi::Error::new(napi::Status::InvalidArg, e.message().to_owned()))
+    }
+}
+
+/// Any JavaScript argument, kept as the raw value of the current call and read on demand
+/// (inside the call's error boundary) by the readers below.
+#[derive(Clone, Copy)]
+pub struct JsArg {
+    env: napi_env,
+    value: napi_value,
+}
+
+impl TypeName for JsArg {
+    fn type_name() -> &'static str {
+        "unknown"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+impl ValidateNapiValue for JsArg {}
+
+impl FromNapiValue for JsArg {
+    unsafe fn from_napi_value(env: napi_env, value: napi_value) -> napi::Result<Self> {
+        // SAFETY: the value of the current call.
+        Ok(unsafe { JsArg::from_raw(env, value) })
+    }
+}
+
+/// A Node-API call that failed: `INVALID_REQUEST` naming what was read (a pending JavaScript
+/// exception, e.g. from a getter, is thrown instead by napi-rs).
+fn check(status: sys::napi_status, what: &str) -> leasekit::Result<()> {
+    if status == Status::napi_ok {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!("cannot read {what}")))
+    }
+}
+
+impl JsArg {
+    /// Wraps a raw value.
+    ///
+    /// # Safety
+    /// `env` is the environment of the current call and `value` a live value of it; the
+    /// `JsArg` must not outlive the call.
+    pub(crate) unsafe fn from_raw(env: napi_env, value: napi_value) -> JsArg {
+        JsArg { env, value }
+    }
+
+    /// The environment of the call.
+    pub(crate) fn env(&self) -> napi_env {
+        self.env
+    }
+
+    /// The raw value.
+    pub(crate) fn raw(&self) -> napi_value {
+        self.value
+    }
+
+    /// The JavaScript type of the value.
+    pub(crate) fn type_of(&self) -> leasekit::Result<ValueType> {
+        let mut t = 0;
+        // SAFETY: a live value of the current call.
+        check(
+            unsafe { sys::napi_typeof(self.env, self.value, &mut t) },
+            "a value",
+        )?;
+        Ok(ValueType::from(t))
+    }
+
+    /// Whether the value is `undefined` or `null`.
+    pub(crate) fn is_nullish(&self) -> bool {
+        matches!(self.type_of(), Ok(ValueType::Undefined | ValueType::Null))
+    }
+
+    /// The value as text (see [`read_text`]).
+    pub(crate) fn text(&self, what: &str) -> leasekit::Result<String> {
+        let (mut units, mut out) = (Vec::new(), Vec::new());
+        // SAFETY: a live value of the current call.
+        let text = unsafe { read_text(self.env, self.value, &mut units, &mut out) }
+            .map_err(|why| not_text(what, why))?;
+        Ok(text.to_owned())
+    }
+
+    /// The value as a number.
+    fn number(&self) -> leasekit::Result<f64> {
+        let mut n = f64::NAN;
+        // SAFETY: a live value of the current call.
+        check(
+            unsafe { sys::napi_get_value_double(self.env, self.value, &mut n) },
+            "a number",
+        )?;
+        Ok(n)
+    }
+
+    /// Whether the value is a `Date`.
+    fn is_date(&self) -> leasekit::Result<bool> {
+        let mut is_date = false;
+        // SAFETY: a live value of the current call.
+        check(
+            unsafe { sys::napi_is_date(self.env, self.value, &mut is_date) },
+            "a Date",
+        )?;
+        Ok(is_date)
+    }
+
+    /// The own enumerable string-keyed properties of an object, in property order, with
+    /// `undefined` values left out (as `JSON.stringify` does). Inherited properties are never
+    /// read. `what` names the object in errors.
+    pub(crate) fn entries(&self, what: &str) -> leasekit::Result<Vec<(String, JsArg)>> {
+        if self.type_of()? != ValueType::Object {
+            return Err(Error::invalid(format!("{what} must be an object")));
+        }
+        let mut names = ptr::null_mut();
+        // SAFETY: a live object of the current call.
+        check(
+            unsafe {
+                sys::napi_get_all_property_names(
+                    self.env,
+                    self.value,
+                    sys::KeyCollectionMode::own_only,
+                    sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+                    sys::KeyConversion::numbers_to_strings,
+                    &mut names,
+                )
+            },
+            what,
+        )?;
+        let mut len = 0u32;
+        // SAFETY: `names` is the array just returned.
+        check(
+            unsafe { sys::napi_get_array_length(self.env, names, &mut len) },
+            what,
+        )?;
+        let mut out = Vec::with_capacity(len as usize);
+        for i in 0..len {
+            let mut key = ptr::null_mut();
+            let mut field = ptr::null_mut();
+            // SAFETY: index `i` < length of `names`; `key` is one of the object's own keys.
+            unsafe {
+                check(sys::napi_get_element(self.env, names, i, &mut key), what)?;
+                check(
+                    sys::napi_get_property(self.env, self.value, key, &mut field),
+                    what,
+                )?;
+            }
+            // SAFETY: values of the current call.
+            let (key, field) = unsafe {
+                (
+                    JsArg::from_raw(self.env, key),
+                    JsArg::from_raw(self.env, field),
+                )
+            };
+            if field.type_of()? == ValueType::Undefined {
+                continue;
+            }
+            out.push((key.text("property name")?, field));
+        }
+        Ok(out)
+    }
+
+    /// The elements of an array, read by index (`what` names it in errors).
+    fn elements(&self, what: &str) -> leasekit::Result<Vec<JsArg>> {
+        let mut len = 0u32;
+        // SAFETY: a live array of the current call.
+        check(
+            unsafe { sys::napi_get_array_length(self.env, self.value, &mut len) },
+            what,
+        )?;
+        let mut out = Vec::with_capacity(len as usize);
+        for i in 0..len {
+            let mut element = ptr::null_mut();
+            // SAFETY: a live array of the current call.
+            check(
+                unsafe { sys::napi_get_element(self.env, self.value, i, &mut element) },
+                what,
+            )?;
+            // SAFETY: a value of the current call.
+            out.push(unsafe { JsArg::from_raw(self.env, element) });
+        }
+        Ok(out)
+    }
+
+    /// Whether the value is an array.
+    fn is_array(&self) -> leasekit::Result<bool> {
+        let mut is_array = false;
+        // SAFETY: a live value of the current call.
+        check(
+            unsafe { sys::napi_is_array(self.env, self.value, &mut is_array) },
+            "an array",
+        )?;
+        Ok(is_array)
+    }
+
+    /// The value as JSON data: strings, finite numbers, booleans, `null`, arrays and objects
+    /// (own enumerable string keys only); a bigint that fits 64 bits becomes a number.
+    /// Anything else (`undefined` outside an object, a function, a symbol, a non-finite number,
+    /// nesting deeper than 64) is `INVALID_REQUEST`.
+    pub(crate) fn json(&self) -> leasekit::Result<Value> {
+        self.json_at(MAX_DEPTH)
+    }
+
+    fn json_at(&self, depth: usize) -> leasekit::Result<Value> {
+        match self.type_of()? {
+            ValueType::Null => Ok(Value::Null),
+            ValueType::Boolean => {
+                let mut b = false;
+                // SAFETY: a live boolean of the current call.
+                check(
+                    unsafe { sys::napi_get_value_bool(self.env, self.value, &mut b) },
+                    "a boolean",
+                )?;
+                Ok(Value::Bool(b))
+            }
+            ValueType::Number => number_json(self.number()?),
+            ValueType::String => self.text("string").map(Value::String),
+            ValueType::BigInt => {
+                // SAFETY: a live bigint of the current call.
+                let big = unsafe { BigInt::from_napi_value(self.env, self.value) }
+                    .map_err(|e| Error::invalid(e.reason.clone()))?;
+                let (value, lossless) = big.get_i128();
+                match (lossless, i64::try_from(value), u64::try_from(value)) {
+                    (true, Ok(v), _) => Ok(Value::from(v)),
+                    (true, _, Ok(v)) => Ok(Value::from(v)),
+                    _ => Err(Error::invalid("a bigint out of the 64-bit range")),
+                }
+            }
+            ValueType::Object if depth == 0 => Err(Error::invalid("data nested too deeply")),
+            ValueType::Object if self.is_array()? => self
+                .elements("array")?
+                .iter()
+                .map(|e| e.json_at(depth - 1))
+                .collect::<leasekit::Result<Vec<_>>>()
+                .map(Value::Array),
+            ValueType::Object => {
+                let mut map = Map::new();
+                for (key, field) in self.entries("object")? {
+                    map.insert(key, field.json_at(depth - 1)?);
+                }
+                Ok(Value::Object(map))
+            }
+            other => Err(Error::invalid(format!("a {other} is not JSON data"))),
+        }
+    }
+
+    /// An instant from a `Date`, an RFC 3339 string (parsed strictly) or epoch milliseconds.
+    pub(crate) fn time(&self) -> leasekit::Result<Timestamp> {
+        match self.type_of()? {
+            ValueType::String => leasekit::parse_expires_at(&self.text("time")?),
+            ValueType::Number => millis_to_timestamp(self.number()?),
+            ValueType::Object if self.is_date()? => {
+                let mut millis = f64::NAN;
+                // SAFETY: a live Date of the current call.
+                check(
+                    unsafe { sys::napi_get_date_value(self.env, self.value, &mut millis) },
+                    "a Date",
+                )?;
+                millis_to_timestamp(millis)
+            }
+            other => Err(Error::invalid(format!(
+                "expected a Date, an RFC 3339 string or epoch milliseconds, got {other}"
+            ))),
+        }
+    }
+}
+
+/// A JavaScript number as JSON: an integer when it is one (exactly, below 2^53), else a float.
+fn number_json(n: f64) -> leasekit::Result<Value> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    if n.fract() == 0.0 && n.abs() < EXACT {
+        return Ok(Value::from(n as i64));
+    }
+    Number::from_f64(n)
+        .map(Value::Number)
+        .ok_or_else(|| Error::invalid("NaN and infinities are not JSON numbers"))
+}
+
+/// Builds a core lease from a plain object (`Record<string, string[]>`) or its JSON text
+/// (JSON text lets the core reject duplicate keys).
+pub fn lease_from_js(value: &Value) -> leasekit::Result<Lease> {
+    match value {
+        Value::String(text) => Lease::from_json(text),
+        other => Lease::from_value(other),
+    }
+}
+
+/// A decimal amount as JavaScript passes it: a decimal string, a number (converted through
+/// its shortest decimal form) or a bigint.
+pub enum AmountInput {
+    /// A decimal string.
+    Text(String),
+    /// A number.
+    Number(f64),
+    /// A bigint, as its decimal text.
+    BigInt(String),
+}
+
+impl TypeName for AmountInput {
+    fn type_name() -> &'static str {
+        "AmountInput"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+impl ValidateNapiValue for AmountInput {}
+
+impl FromNapiValue for AmountInput {
+    unsafe fn from_napi_value(env: napi_env, value: napi_value) -> napi::Result<Self> {
+        // SAFETY: a live value of the current call.
+        let arg = unsafe { JsArg::from_raw(env, value) };
+        let converted = match arg.type_of() {
+            Ok(ValueType::String) => arg.text("amount").map(AmountInput::Text),
+            Ok(ValueType::Number) => arg.number().map(AmountInput::Number),
+            Ok(ValueType::BigInt) => {
+                // SAFETY: a live bigint of the current call.
+                let big = unsafe { BigInt::from_napi_value(env, value) }?;
+                let (v, lossless) = big.get_i128();
+                if lossless {
+                    Ok(AmountInput::BigInt(v.to_string()))
+                } else {
+                    Err(Error::invalid("invalid amount: bigint out of range"))
+                }
+            }
+            _ => Err(Error::invalid(
+                "an amount must be a decimal string, a number or a bigint",
+            )),
+        };
+        converted.map_err(|e| napi::Error::new(napi::Status::InvalidArg, e.message().to_owned()))
+    }
+}
+
+/// The exact decimal of an amount argument (the core's AMOUNT rules apply).
+pub fn amount_from_js(value: &AmountInput) -> leasekit::Result<Decimal> {
+    match value {
+        AmountInput::Text(text) | AmountInput::BigInt(text) => leasekit::parse_amount(text),
+        AmountInput::Number(number) => leasekit::amount_from_f64(*number),
+    }
+}
+
+/// A caller-given amount map `{currency: amount}` as core's wire shape
+/// (`leasekit::wire::Amounts`): a number becomes its shortest decimal text and a bigint its
+/// digits; the wire decides what is a valid amount.
+pub fn amounts_from_js(value: &JsArg) -> leasekit::Result<wire::Amounts> {
+    let value = match value.json()? {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(currency, amount)| (currency, number_as_text(amount)))
+                .collect(),
+        ),
+        other => other,
+    };
+    wire::Amounts::from_value(value, "parentRemaining")
+}
+
+/// A JSON number as its decimal text (Rust prints the shortest round-tripping digits of an
+/// `f64` and never an exponent); any other value unchanged.
+fn number_as_text(value: Value) -> Value {
+    match &value {
+        Value::Number(n) if n.is_f64() => {
+            Value::String(format!("{}", n.as_f64().unwrap_or(f64::NAN)))
+        }
+        Value::Number(n) => Value::String(n.to_string()),
+        _ => value,
+    }
+}
+
+/// An instant from epoch milliseconds (fractions kept to the nanosecond).
+fn millis_to_timestamp(millis: f64) -> leasekit::Result<Timestamp> {
+    if !millis.is_finite() {
+        return Err(Error::invalid(
+            "invalid time: not a finite number (invalid Date?)",
+        ));
+    }
+    Ok(Timestamp::from_unix_nanos(
+        (millis * 1_000_000.0).round() as i128
+    ))
+}
+
+/// Lease constraints from `undefined`/`null` or an object `{expires_at}` whose value is an
+/// RFC 3339 string, a `Date`, epoch milliseconds or `null`. Other keys are rejected by the core.
+pub fn constraints_from_js(value: Option<&JsArg>) -> leasekit::Result<LeaseConstraints> {
+    let Some(value) = value.filter(|v| !v.is_nullish()) else {
+        return Ok(LeaseConstraints::none());
+    };
+    if value.type_of()? != ValueType::Object || value.is_date()? {
+        return Err(Error::invalid(
+            "lease constraints must be an object like {expires_at: \"...\"}",
+        ));
+    }
+    let mut json = Map::new();
+    for (key, field) in value.entries("lease constraints")? {
+        let field_json = match field.type_of()? {
+            ValueType::Null => Value::Null,
+            ValueType::String => Value::String(field.text("expires_at")?),
+            ValueType::Number | ValueType::Object if key == "expires_at" => {
+                Value::String(field.time()?.to_rfc3339())
+            }
+            _ => field.json()?,
+        };
+        json.insert(key, field_json);
+    }
+    LeaseConstraints::from_value(&Value::Object(json))
+}

@@ -1,0 +1,316 @@
+//! `LeaseGuard`: the runtime enforcement object (expiry, budgets, patterns, delegation).
+//!
+//! Time: without a `clock` option the guard uses the system clock. With one, the guard
+//! holds a core `ManualClock` and sets it from the JavaScript clock (called synchronously,
+//! on the JavaScript thread) right before each time-gated operation.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp, wire};
+use napi::Env;
+use napi::JsValue;
+use napi::bindgen_prelude::{FromNapiValue, Function, FunctionRef, Unknown};
+use napi_derive::napi;
+use serde_json::Value;
+
+use crate::boundary::{Result, run};
+use crate::compiled::{LeaseArg, lease_arg};
+use crate::convert::{AmountInput, JsArg, Text, amount_from_js, constraints_from_js};
+use crate::fast::{FastGuard, KEY_SHIFT};
+use crate::registry::{Handle, Registry};
+
+/// A JavaScript clock function and the core clock it drives.
+pub(crate) struct JsClock {
+    manual: Arc<ManualClock>,
+    func: FunctionRef<(), Unknown<'static>>,
+}
+
+impl JsClock {
+    /// Reads the JavaScript clock and sets the core clock to its answer.
+    pub(crate) fn refresh(&self, env: &Env) -> leasekit::Result<()> {
+        let answer = self
+            .func
+            .borrow_back(env)
+            .and_then(|f| f.call(()))
+            .map_err(|e| {
+                Error::new(
+                    leasekit::ErrorCode::InternalError,
+                    format!("the clock function failed: {}", e.reason),
+                )
+            })?;
+        // SAFETY: the clock's answer is a live value of the current call on `env`.
+        let answer = unsafe { JsArg::from_raw(env.raw(), answer.raw()) };
+        self.manual.set(answer.time()?);
+        Ok(())
+    }
+}
+
+/// Enforces one lease at run time: `authorize` checks expiry, budget and patterns (in
+/// that order), spend metrics decrement the exact budget counters, `reserve`
+/// pre-authorizes spend, and `delegate` creates a child guard whose lease must be a
+/// subset and whose budget is reserved from this guard's counters.
+#[napi]
+pub struct LeaseGuard {
+    inner: leasekit::LeaseGuard,
+    clock: Option<Arc<JsClock>>,
+    /// The registry slot of the authorize fast path, once `index.js` asked for it.
+    fast: RefCell<Option<(Rc<Registry>, Handle)>>,
+}
+
+impl Drop for LeaseGuard {
+    fn drop(&mut self) {
+        if let Some((registry, handle)) = self.fast.get_mut().take() {
+            registry.remove(handle);
+        }
+    }
+}
+
+/// Guard settings read from the `options` object.
+struct Settings {
+    clock: Option<Arc<JsClock>>,
+    options: GuardOptions,
+}
+
+/// Reads `{clock?, graceMillis?, allowAnyModel?}` (own keys only): the clock (a JavaScript
+/// function) here, every other key through core's wire shape (which refuses unknown keys).
+fn settings_from_js(options: Option<&JsArg>) -> leasekit::Result<Settings> {
+    let mut settings = Settings {
+        clock: None,
+        options: GuardOptions::default(),
+    };
+    let Some(options) = options else {
+        return Ok(settings);
+    };
+    let mut fields = serde_json::Map::new();
+    for (key, field) in options.entries("LeaseGuard options")? {
+        if field.is_nullish() {
+            continue;
+        }
+        if key == "clock" {
+            // SAFETY: a live value of the current call.
+            let func: Function<(), Unknown<'static>> =
+                unsafe { Function::from_napi_value(field.env(), field.raw()) }
+                    .map_err(|_| Error::invalid("the clock option must be a function"))?;
+            let func = func
+                .create_ref()
+                .map_err(|e| Error::invalid(format!("cannot keep the clock: {}", e.reason)))?;
+            settings.clock = Some(Arc::new(JsClock {
+                manual: Arc::new(ManualClock::new(Timestamp::from_unix_nanos(0))),
+                func,
+            }));
+        } else {
+            fields.insert(key, field.json()?);
+        }
+    }
+    settings.options =
+        wire::GuardOptions::from_value(Value::Object(fields), wire::KeyStyle::Camel)?.to_core();
+    Ok(settings)
+}
+
+#[napi]
+impl LeaseGuard {
+    /// A guard for `lease` with optional `constraints` (`{expires_at}`) and options
+    /// (`clock`: a function returning a `Date`, RFC 3339 string or epoch milliseconds;
+    /// `graceMillis`; `allowAnyModel`). Throws `InvalidRequestError` for invalid input.
+    #[napi(
+        constructor,
+        ts_args_type = "lease: LeaseInput, constraints?: ConstraintsInput | undefined | null, options?: GuardOptions | undefined | null"
+    )]
+    pub fn new(
+        env: Env,
+        lease: LeaseArg<'_>,
+        constraints: Option<JsArg>,
+        options: Option<JsArg>,
+    ) -> Result<Self> {
+        run(|| {
+            let lease = lease_arg(&lease)?;
+            let constraints = constraints_from_js(constraints.as_ref())?;
+            let settings = settings_from_js(options.as_ref())?;
+            let clock: Arc<dyn Clock> = match &settings.clock {
+                Some(js) => {
+                    js.refresh(&env)?;
+                    js.manual.clone()
+                }
+                None => Arc::new(SystemClock),
+            };
+            Ok(LeaseGuard {
+                inner: leasekit::LeaseGuard::with_options(
+                    lease,
+                    constraints,
+                    clock,
+                    settings.options,
+                ),
+                clock: settings.clock,
+                fast: RefCell::default(),
+            })
+        })
+    }
+
+    /// Sets the core clock from the JavaScript clock, if there is one.
+    fn tick(&self, env: &Env) -> leasekit::Result<()> {
+        match &self.clock {
+            Some(js) => js.refresh(env),
+            None => Ok(()),
+        }
+    }
+
+    /// Authorizes `target` for `capability` and returns the canonical target the
+    /// operation should use. Throws `LeaseExpiredError`, `BudgetExhaustedError`,
+    /// `InvalidRequestError` or `PermissionDeniedError`.
+    #[napi]
+    pub fn authorize(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] capability: Text,
+        #[napi(ts_arg_type = "string")] target: Text,
+    ) -> Result<String> {
+        run(|| {
+            self.tick(&env)?;
+            self.inner.authorize(&capability, &target)
+        })
+    }
+
+    /// Authorizes the model `modelId` (`model.use`) and returns it.
+    #[napi]
+    pub fn authorize_model(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "string")] model_id: Text,
+    ) -> Result<String> {
+        run(|| {
+            self.tick(&env)?;
+            self.inner.authorize_model(&model_id)
+        })
+    }
+
+    /// Records a metric; a spend metric (`cost.*` in a budgeted currency) decrements that
+    /// counter. Returns the `cost.budget.remaining` metrics this emitted.
+    #[napi(
+        ts_args_type = "name: string, value: AmountInput, unit: string",
+        ts_return_type = "Metric[]"
+    )]
+    pub fn record_metric(
+        &self,
+        env: Env,
+        name: Text,
+        value: AmountInput,
+        unit: Text,
+    ) -> Result<Value> {
+        run(|| {
+            self.tick(&env)?;
+            let emitted = match &value {
+                AmountInput::Text(text) | AmountInput::BigInt(text) => {
+                    self.inner.record_metric(&name, text, &unit)?
+                }
+                AmountInput::Number(number) => match leasekit::amount_from_f64(*number) {
+                    Ok(d) => self.inner.record_metric_decimal(&name, d, &unit)?,
+                    // Not an amount: hand the number's text to the core, which ignores
+                    // it for a non-spend metric and rejects it for a spend metric.
+                    Err(_) => self
+                        .inner
+                        .record_metric(&name, &number.to_string(), &unit)?,
+                },
+            };
+            wire::metrics_value(&emitted)
+        })
+    }
+
+    /// Pre-authorizes `amount` of `currency` (atomically; the counter never goes below
+    /// zero). Throws `BudgetExhaustedError`, or `InvalidRequestError` for an unbudgeted
+    /// currency. Returns the emitted `cost.budget.remaining` metrics.
+    #[napi(
+        ts_args_type = "currency: string, amount: AmountInput",
+        ts_return_type = "Metric[]"
+    )]
+    pub fn reserve(&self, env: Env, currency: Text, amount: AmountInput) -> Result<Value> {
+        run(|| {
+            self.tick(&env)?;
+            let amount = amount_from_js(&amount)?;
+            wire::metrics_value(&self.inner.reserve(&currency, amount)?)
+        })
+    }
+
+    /// The remaining budget per currency as exact decimal strings (may be negative after
+    /// overspend).
+    #[napi(ts_return_type = "Record<string, string>")]
+    pub fn remaining(&self) -> Result<Value> {
+        run(|| Ok(wire::amounts_value(&self.inner.remaining())))
+    }
+
+    /// A child guard for `child` (which must be a subset of this guard's lease); the
+    /// child's budget is reserved from this guard at once and returned by `close()`.
+    /// The child shares this guard's clock.
+    #[napi(ts_args_type = "child: LeaseInput, constraints?: ConstraintsInput | undefined | null")]
+    pub fn delegate(
+        &self,
+        env: Env,
+        child: LeaseArg<'_>,
+        constraints: Option<JsArg>,
+    ) -> Result<LeaseGuard> {
+        run(|| {
+            self.tick(&env)?;
+            let child = lease_arg(&child)?;
+            let constraints = constraints_from_js(constraints.as_ref())?;
+            Ok(LeaseGuard {
+                inner: self.inner.delegate(child, constraints)?,
+                clock: self.clock.clone(),
+                fast: RefCell::default(),
+            })
+        })
+    }
+
+    /// Closes the guard: a child returns its unspent budget to its parent. Idempotent.
+    /// Returns the metrics this emitted.
+    #[napi(ts_return_type = "Metric[]")]
+    pub fn close(&self) -> Result<Value> {
+        run(|| wire::metrics_value(&self.inner.close()))
+    }
+
+    /// This guard's key for the shared authorize function (its handle times 8, see `fast.rs`
+    /// and `registry.rs`), registered on first use and released when the guard is
+    /// collected. Internal.
+    #[napi(js_name = "__fastKey", skip_typescript)]
+    pub fn fast_key(&self) -> Result<i64> {
+        run(|| {
+            let mut fast = self.fast.borrow_mut();
+            if let Some((_, handle)) = &*fast {
+                return Ok((*handle << KEY_SHIFT) as i64);
+            }
+            let registry = Registry::current();
+            let handle = registry
+                .insert(FastGuard {
+                    guard: self.inner.clone(),
+                    clock: self.clock.clone(),
+                    scratch: Default::default(),
+                })
+                .ok_or_else(|| {
+                    Error::new(
+                        leasekit::ErrorCode::InternalError,
+                        "too many live guards on this thread",
+                    )
+                })?;
+            *fast = Some((registry, handle));
+            Ok((handle << KEY_SHIFT) as i64)
+        })
+    }
+
+    /// Whether `close()` has been called.
+    #[napi]
+    pub fn is_closed(&self) -> Result<bool> {
+        run(|| Ok(self.inner.is_closed()))
+    }
+
+    /// The guarded lease, in stored (canonical) form.
+    #[napi(ts_return_type = "Lease")]
+    pub fn lease(&self) -> Result<Value> {
+        run(|| Ok(self.inner.lease().to_value()))
+    }
+
+    /// The effective (possibly inherited) expiry as an RFC 3339 string, or `null`.
+    #[napi]
+    pub fn expires_at(&self) -> Result<Option<String>> {
+        run(|| Ok(self.inner.expires_at().map(|t| t.to_rfc3339())))
+    }
+}

@@ -1,0 +1,202 @@
+//! `leasekit.LeaseGuard`: the thread-safe runtime gate. Every call releases the interpreter
+//! lock while core works, so many Python threads can share one guard.
+
+use leasekit::{LeaseGuard, wire};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::borrow::Cow;
+
+use crate::clock::clock_from_py;
+use crate::convert::{
+    Text, amount_from_py, amount_text, budget_to_py, py_to_json, str_of, timestamp_to_py,
+};
+use crate::errors::{attached, detached};
+use crate::lease::{PyLease, constraints_from_py, lease_from_py};
+use crate::values::PyMetric;
+
+/// Enforces one lease: expiry, budget, capability and pattern checks, spend metrics and
+/// delegation. Safe to share between threads.
+#[pyclass(name = "LeaseGuard", module = "leasekit", frozen)]
+pub struct PyLeaseGuard {
+    inner: LeaseGuard,
+}
+
+/// Targets longer than this many bytes are checked with the interpreter lock released (the
+/// match is linear in the target); shorter ones cost less than releasing and re-taking it.
+const DETACH_BYTES: usize = 4096;
+
+impl PyLeaseGuard {
+    /// `authorize`, handing back the caller's string object when core borrowed it.
+    fn authorize_str<'py>(
+        &self,
+        capability: &str,
+        target: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyString>> {
+        let py = target.py();
+        let text = str_of(target, "target")?;
+        let canonical = if text.len() > DETACH_BYTES {
+            detached(py, || self.inner.authorize_cow(capability, text))?
+        } else {
+            attached(py, || self.inner.authorize_cow(capability, text))?
+        };
+        Ok(match canonical {
+            Cow::Borrowed(_) => target.clone(),
+            Cow::Owned(s) => PyString::new(py, &s),
+        })
+    }
+}
+
+#[pymethods]
+impl PyLeaseGuard {
+    /// LeaseGuard(lease, constraints=None, *, clock=None, grace_millis=0, allow_any_model=False).
+    /// `clock` is None (system time), a ManualClock, or a callable returning an aware datetime.
+    #[new]
+    #[pyo3(signature = (lease, constraints=None, *, clock=None, grace_millis=None, allow_any_model=None))]
+    fn new(
+        lease: &Bound<'_, PyAny>,
+        constraints: Option<&Bound<'_, PyAny>>,
+        clock: Option<&Bound<'_, PyAny>>,
+        grace_millis: Option<&Bound<'_, PyAny>>,
+        allow_any_model: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let lease_py = lease.py();
+        let lease = lease_from_py(lease)?;
+        let constraints = constraints_from_py(constraints)?;
+        let clock = clock_from_py(clock)?;
+        // The option keys and their rules are core's wire shape.
+        let mut options = serde_json::Map::new();
+        for (key, value) in [
+            ("grace_millis", grace_millis),
+            ("allow_any_model", allow_any_model),
+        ] {
+            if let Some(v) = value {
+                options.insert(key.to_owned(), py_to_json(v)?);
+            }
+        }
+        let opts = attached(lease_py, || {
+            wire::GuardOptions::from_value(options.into(), wire::KeyStyle::Snake)
+        })?
+        .to_core();
+        let inner = attached(lease_py, || {
+            Ok(LeaseGuard::with_options(lease, constraints, clock, opts))
+        })?;
+        Ok(PyLeaseGuard { inner })
+    }
+
+    /// Authorize `capability` on `target`; returns the canonical target to operate on (the
+    /// very `target` object when it is already canonical).
+    /// Raises LeaseExpired, BudgetExhausted, InvalidRequest or PermissionDenied.
+    fn authorize<'py>(
+        &self,
+        capability: Text<'_>,
+        target: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyString>> {
+        self.authorize_str(&capability, target)
+    }
+
+    /// Authorize the use of model `model_id` (`model.use`); returns the model id.
+    fn authorize_model<'py>(
+        &self,
+        model_id: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyString>> {
+        self.authorize_str("model.use", model_id)
+    }
+
+    /// Record a metric; `cost.*` metrics in a budgeted currency spend budget. `value` is a
+    /// Decimal, str or int. Returns the metrics to emit (e.g. `cost.budget.remaining`).
+    fn record_metric(
+        &self,
+        py: Python<'_>,
+        name: Text<'_>,
+        value: &Bound<'_, PyAny>,
+        unit: Text<'_>,
+    ) -> PyResult<Vec<PyMetric>> {
+        let value = amount_text(value)?;
+        let (name, unit) = (&*name, &*unit);
+        let ms = detached(py, || self.inner.record_metric(name, &value, unit))?;
+        PyMetric::list(py, &ms)
+    }
+
+    /// Atomically reserve `amount` of `currency`; raises BudgetExhausted (nothing changes)
+    /// when the counter would drop below zero. Returns the metrics to emit.
+    fn reserve(
+        &self,
+        py: Python<'_>,
+        currency: Text<'_>,
+        amount: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<PyMetric>> {
+        let amount = amount_from_py(amount)?;
+        let currency = &*currency;
+        let ms = detached(py, || self.inner.reserve(currency, amount))?;
+        PyMetric::list(py, &ms)
+    }
+
+    /// The remaining budget per currency, {currency: Decimal}.
+    fn remaining<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let m = detached(py, || Ok(self.inner.remaining()))?;
+        budget_to_py(py, &m)
+    }
+
+    /// Delegate a child lease (must be a subset: LeaseSubsetViolation otherwise). The child's
+    /// budget is reserved from this guard at once and returned by `close()` on the child.
+    #[pyo3(signature = (child, constraints=None))]
+    fn delegate(
+        &self,
+        py: Python<'_>,
+        child: &Bound<'_, PyAny>,
+        constraints: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyLeaseGuard> {
+        let child = lease_from_py(child)?;
+        let constraints = constraints_from_py(constraints)?;
+        let inner = detached(py, || self.inner.delegate(child, constraints))?;
+        Ok(PyLeaseGuard { inner })
+    }
+
+    /// Close the guard (a child returns its unspent budget to its parent); idempotent.
+    fn close(&self, py: Python<'_>) -> PyResult<Vec<PyMetric>> {
+        let ms = detached(py, || Ok(self.inner.close()))?;
+        PyMetric::list(py, &ms)
+    }
+
+    /// True once `close()` has been called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+
+    /// The guarded lease.
+    #[getter]
+    fn lease(&self) -> PyLease {
+        PyLease {
+            inner: self.inner.lease().clone(),
+        }
+    }
+
+    /// The effective (inherited) expiry as an aware UTC datetime, or None.
+    #[getter]
+    fn expires_at<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.inner
+            .expires_at()
+            .map(|t| timestamp_to_py(py, t))
+            .transpose()
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Closes the guard on leaving a `with` block.
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "LeaseGuard({}, closed={})",
+            self.inner.lease().to_json(),
+            self.inner.is_closed()
+        )
+    }
+}

@@ -1,0 +1,516 @@
+//! [`Governor`]: the engine behind a lock, a store, group commit, the wire dispatcher and
+//! typed methods. With a durable store every command's changes are committed before its
+//! answer; commands that arrive while a commit is in flight (or within the group window)
+//! share the next transaction, each answered only after it.
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::audit::{AuditVerification, verify_audit};
+use super::engine::{Engine, IdSource};
+use super::policy::{GovernorOptions, Policy};
+use super::store::{MemoryStore, SqliteStore, Store, Synchronous};
+use super::wire::*;
+use crate::{Clock, Error, ErrorCode, SystemClock};
+
+struct CommitState {
+    pending_count: u64,
+    next_seq: u64,
+    committed: u64,
+    leader: bool,
+    last_batch: u64,
+    poisoned: bool,
+    failed: Vec<(u64, u64, String)>,
+}
+
+struct Shared {
+    engine: Mutex<Engine>,
+    store: Arc<dyn Store>,
+    commit: Mutex<CommitState>,
+    cv: Condvar,
+    window: Duration,
+    group: bool,
+    started: i64,
+    rebuild: Box<dyn Fn() -> crate::Result<Engine> + Send + Sync>,
+}
+
+/// An embedded governor (SEMANTICS 13). Cheap to clone; share it across threads.
+#[derive(Clone)]
+pub struct Governor {
+    inner: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Governor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Governor")
+            .field("store", &self.inner.store.path())
+            .finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn internal(msg: impl Into<String>) -> Error {
+    Error::new(ErrorCode::InternalError, msg)
+}
+
+impl Governor {
+    /// A governor on `store` with `policy` (recorded as the first activation of a fresh
+    /// store; a reopened store keeps its last activated policy), construction `options`, a
+    /// clock and an id source.
+    pub fn new(
+        policy: Policy,
+        options: GovernorOptions,
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        ids: IdSource,
+    ) -> crate::Result<Governor> {
+        let started = clock.now()?.unix_millis();
+        let rebuild = {
+            let (store, policy, options, clock) = (
+                store.clone(),
+                policy.clone(),
+                options.clone(),
+                clock.clone(),
+            );
+            move || {
+                Engine::open(
+                    store.load()?,
+                    policy.clone(),
+                    options.clone(),
+                    clock.clone(),
+                    ids,
+                    store.wants_rows(),
+                )
+            }
+        };
+        let mut engine = rebuild()?;
+        // The first open of a store records the construction policy (and a reopen's sweep).
+        let first = engine.take_changes();
+        store.commit(first)?;
+        let group = store.durable();
+        Ok(Governor {
+            inner: Arc::new(Shared {
+                engine: Mutex::new(engine),
+                store,
+                commit: Mutex::new(CommitState {
+                    pending_count: 0,
+                    next_seq: 0,
+                    committed: 0,
+                    leader: false,
+                    last_batch: 0,
+                    poisoned: false,
+                    failed: Vec::new(),
+                }),
+                cv: Condvar::new(),
+                window: Duration::from_millis(1),
+                group,
+                started,
+                rebuild: Box::new(rebuild),
+            }),
+        })
+    }
+
+    /// An in-memory governor with the system clock and random ids.
+    pub fn in_memory(policy: Policy, options: GovernorOptions) -> crate::Result<Governor> {
+        Governor::new(
+            policy,
+            options,
+            Arc::new(MemoryStore::new()),
+            Arc::new(SystemClock),
+            IdSource::Random,
+        )
+    }
+
+    /// A governor on a SQLite file (`synchronous=FULL`), system clock, random ids.
+    pub fn open_sqlite(
+        path: impl AsRef<std::path::Path>,
+        policy: Policy,
+        options: GovernorOptions,
+    ) -> crate::Result<Governor> {
+        Governor::open_sqlite_with(path, policy, options, Synchronous::Full)
+    }
+
+    /// As [`Governor::open_sqlite`] with a durability level.
+    pub fn open_sqlite_with(
+        path: impl AsRef<std::path::Path>,
+        policy: Policy,
+        options: GovernorOptions,
+        sync: Synchronous,
+    ) -> crate::Result<Governor> {
+        let store = Arc::new(SqliteStore::open_with(path, sync)?);
+        Governor::new(
+            policy,
+            options,
+            store,
+            Arc::new(SystemClock),
+            IdSource::Random,
+        )
+    }
+
+    /// Runs `f` on the engine as one command and returns once its changes are committed.
+    pub(super) fn run<R>(
+        &self,
+        f: impl FnOnce(&mut Engine) -> crate::Result<R>,
+    ) -> crate::Result<R> {
+        let s = &*self.inner;
+        let mut eng = lock(&s.engine);
+        {
+            let mut c = lock(&s.commit);
+            if c.poisoned {
+                *eng = (s.rebuild)()?;
+                let _ = eng.take_changes();
+                c.poisoned = false;
+            }
+        }
+        eng.begin(s.store.audit_writable())?;
+        eng.set_caller(super::access::current_caller());
+        let out = f(&mut eng);
+        if !s.group {
+            let batch = eng.take_changes();
+            let r = s.store.commit(batch);
+            drop(eng);
+            return r.and(out);
+        }
+        // Durable store: the changes stay in the engine until a leader takes them for the next
+        // transaction (rows are serialized once per batch, not once per command).
+        let seq = {
+            let mut c = lock(&s.commit);
+            c.next_seq += 1;
+            c.pending_count += 1;
+            c.next_seq
+        };
+        drop(eng);
+        self.wait_commit(seq)?;
+        out
+    }
+
+    fn wait_commit(&self, seq: u64) -> crate::Result<()> {
+        let s = &*self.inner;
+        let mut c = lock(&s.commit);
+        loop {
+            if c.committed >= seq {
+                return match c
+                    .failed
+                    .iter()
+                    .find(|(lo, hi, _)| (*lo..=*hi).contains(&seq))
+                {
+                    Some((_, _, m)) => Err(internal(format!("state not committed: {m}"))),
+                    None => Ok(()),
+                };
+            }
+            if !c.leader {
+                c.leader = true;
+                if c.last_batch > 1 && !s.window.is_zero() {
+                    drop(c);
+                    std::thread::sleep(s.window);
+                } else {
+                    drop(c);
+                }
+                // Take the changes of every command so far (engine lock, then commit lock: the
+                // order commands use).
+                let mut eng = lock(&s.engine);
+                let batch = eng.take_changes();
+                c = lock(&s.commit);
+                let (lo, hi) = (c.committed + 1, c.next_seq);
+                c.last_batch = std::mem::take(&mut c.pending_count);
+                drop(c);
+                drop(eng);
+                let r = s.store.commit(batch);
+                c = lock(&s.commit);
+                c.leader = false;
+                match r {
+                    Ok(()) => c.committed = hi,
+                    Err(e) => {
+                        // Everything answered since was decided on state that is not stored:
+                        // fail it all and rebuild the engine from the store.
+                        drop(c);
+                        let mut eng = lock(&s.engine);
+                        c = lock(&s.commit);
+                        let upto = c.next_seq;
+                        c.failed.push((lo, upto, e.message().to_string()));
+                        c.pending_count = 0;
+                        c.committed = upto;
+                        match (s.rebuild)() {
+                            Ok(mut fresh) => {
+                                let _ = fresh.take_changes();
+                                *eng = fresh;
+                            }
+                            Err(_) => c.poisoned = true,
+                        }
+                        drop(eng);
+                    }
+                }
+                s.cv.notify_all();
+                continue;
+            }
+            c = s.cv.wait(c).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Runs `f` with read access to the engine (tests, invariants).
+    pub fn with_engine<R>(&self, f: impl FnOnce(&Engine) -> R) -> R {
+        f(&lock(&self.inner.engine))
+    }
+
+    /// `Acquire`.
+    pub fn acquire(&self, req: AcquireRequest) -> crate::Result<AcquireResponse> {
+        self.run(|e| Ok(e.acquire(req)))
+    }
+
+    /// `Release`.
+    pub fn release(&self, req: ReleaseRequest) -> crate::Result<ReleaseResponse> {
+        self.run(|e| e.release(req))
+    }
+
+    /// `RequestApproval`.
+    pub fn request_approval(&self, req: ApprovalRequest) -> crate::Result<ApprovalRequestResponse> {
+        self.run(|e| Ok(e.request_approval(req)))
+    }
+
+    /// `GrantApproval`.
+    pub fn grant_approval(
+        &self,
+        req: GrantApprovalRequest,
+    ) -> crate::Result<GrantApprovalResponse> {
+        self.run(|e| Ok(e.grant_approval(req)))
+    }
+
+    /// `DenyApproval`.
+    pub fn deny_approval(&self, req: DenyApprovalRequest) -> crate::Result<DenyApprovalResponse> {
+        self.run(|e| Ok(e.deny_approval(req)))
+    }
+
+    /// `ReviewApproval`.
+    pub fn review_approval(
+        &self,
+        req: ReviewApprovalRequest,
+    ) -> crate::Result<ReviewApprovalResponse> {
+        self.run(|e| Ok(e.review_approval(req)))
+    }
+
+    /// `ListPendingApprovals`.
+    pub fn list_pending_approvals(
+        &self,
+        req: ApprovalQueueRequest,
+    ) -> crate::Result<ApprovalQueueResponse> {
+        self.run(|e| Ok(e.list_pending(&req)))
+    }
+
+    /// `GetMetrics`.
+    pub fn metrics(&self) -> crate::Result<MetricsSnapshot> {
+        self.run(|e| Ok(e.metrics()))
+    }
+
+    /// `GetStatus`.
+    pub fn status(&self) -> crate::Result<StatusResponse> {
+        let (started, durable, path) = (
+            self.inner.started,
+            self.inner.store.durable(),
+            self.inner.store.path(),
+        );
+        self.run(|e| Ok(e.status(started, durable, path)))
+    }
+
+    /// `ExportDiagnostics` (the document inline; nothing is written to disk).
+    pub fn export_diagnostics(
+        &self,
+        req: ExportDiagnosticsRequest,
+    ) -> crate::Result<ExportDiagnosticsResponse> {
+        let (started, durable, path) = (
+            self.inner.started,
+            self.inner.store.durable(),
+            self.inner.store.path(),
+        );
+        self.run(|e| {
+            Ok(ExportDiagnosticsResponse {
+                exported: true,
+                output_path: String::new(),
+                message: "diagnostics exported".into(),
+                diagnostics: e.diagnostics(started, durable, path),
+                idempotency_key: req.idempotency_key,
+            })
+        })
+    }
+
+    /// `ExportRunawayReport` (inline).
+    pub fn export_runaway_report(
+        &self,
+        req: ExportRunawayReportRequest,
+    ) -> crate::Result<ExportRunawayReportResponse> {
+        self.run(|e| {
+            Ok(ExportRunawayReportResponse {
+                exported: true,
+                output_path: String::new(),
+                message: "runaway report exported".into(),
+                report: e.runaway_report(),
+                idempotency_key: req.idempotency_key,
+            })
+        })
+    }
+
+    /// `StagePolicyBundle`.
+    pub fn stage_policy_bundle(&self, b: PolicyBundle) -> crate::Result<StagePolicyBundleResponse> {
+        self.run(|e| Ok(e.stage_policy(b)))
+    }
+
+    /// `ActivatePolicy`.
+    pub fn activate_policy(
+        &self,
+        req: ActivatePolicyRequest,
+    ) -> crate::Result<ActivatePolicyResponse> {
+        self.run(|e| Ok(e.activate_policy(req)))
+    }
+
+    /// `RollbackPolicy`.
+    pub fn rollback_policy(
+        &self,
+        req: RollbackPolicyRequest,
+    ) -> crate::Result<ActivatePolicyResponse> {
+        self.run(|e| Ok(e.rollback_policy(req)))
+    }
+
+    /// `RequestToolSubLease`.
+    pub fn request_tool_sub_lease(
+        &self,
+        req: ToolSubLeaseRequest,
+    ) -> crate::Result<ToolSubLeaseResponse> {
+        self.run(|e| Ok(e.request_tool_sub_lease(req)))
+    }
+
+    /// `ExecuteToolCall`.
+    pub fn execute_tool_call(
+        &self,
+        req: ToolExecutionRequest,
+    ) -> crate::Result<ToolExecutionResponse> {
+        self.run(|e| Ok(e.execute_tool_call(req)))
+    }
+
+    /// `Authorize`.
+    pub fn authorize(&self, req: AuthorizeRequest) -> crate::Result<AuthorizeResponse> {
+        self.run(|e| Ok(e.authorize(&req)))
+    }
+
+    /// The audit lines `from..=to` (1-based), after every earlier command committed.
+    pub fn audit_lines(&self, from: u64, to: u64) -> crate::Result<Vec<String>> {
+        self.run(|_| Ok(()))?;
+        self.inner.store.read_audit(from, to)
+    }
+
+    /// `ExportAudit`.
+    pub fn export_audit(&self, req: ExportAuditRequest) -> crate::Result<ExportAuditResponse> {
+        let lines =
+            self.audit_lines(req.from_line.unwrap_or(1), req.to_line.unwrap_or(u64::MAX))?;
+        let records = lines
+            .iter()
+            .map(|l| {
+                serde_json::from_str(l)
+                    .map_err(|e| internal(format!("stored audit line is not JSON: {e}")))
+            })
+            .collect::<crate::Result<Vec<_>>>()?;
+        Ok(ExportAuditResponse { records })
+    }
+
+    /// Verifies the store's whole audit chain (`VerifyAudit`).
+    pub fn verify_audit(&self) -> crate::Result<AuditVerification> {
+        let lines = self.audit_lines(1, u64::MAX)?;
+        Ok(verify_audit(lines.iter().map(String::as_str)))
+    }
+
+    /// The wire dispatcher: runs `command` with `payload_json` and answers the response
+    /// envelope as JSON (`{"protocolVersion","success","payloadJson","error"}`).
+    pub fn handle(&self, command: &str, payload_json: &str) -> String {
+        serde_json::to_string(&self.handle_envelope(command, payload_json))
+            .expect("envelope serializes")
+    }
+
+    /// As [`Governor::handle`], answering the envelope value.
+    pub fn handle_envelope(&self, command: &str, payload_json: &str) -> ResponseEnvelope {
+        match self.dispatch(command, payload_json) {
+            Ok(p) => ResponseEnvelope::ok(p),
+            Err(e) => ResponseEnvelope::fail(e),
+        }
+    }
+
+    /// Decodes a request frame, dispatches it and encodes the response frame.
+    pub fn handle_frame(&self, frame: &[u8]) -> Vec<u8> {
+        let env = match decode_request_frame(frame) {
+            Ok(req) => self.handle_envelope(&req.command, &req.payload_json),
+            Err(e) => ResponseEnvelope::fail(e.message().to_string()),
+        };
+        let body = serde_json::to_vec(&env).expect("envelope serializes");
+        encode_frame(&body).unwrap_or_else(|_| {
+            let small = serde_json::to_vec(&ResponseEnvelope::fail(
+                "response exceeds maximum frame size",
+            ))
+            .expect("envelope serializes");
+            encode_frame(&small).expect("small frame")
+        })
+    }
+
+    fn dispatch(&self, command: &str, payload: &str) -> Result<String, String> {
+        let Some(cmd) = Command::parse(command) else {
+            return Err("unknown_command".into());
+        };
+        fn parse<T: DeserializeOwned>(payload: &str) -> Result<T, String> {
+            let text = payload.trim();
+            let text = if text.is_empty() { "{}" } else { text };
+            if !text.starts_with('{') {
+                return Err("invalid payload: expected a JSON object".into());
+            }
+            serde_json::from_str(text).map_err(|e| format!("invalid payload: {e}"))
+        }
+        fn out<T: Serialize>(r: crate::Result<T>) -> Result<String, String> {
+            r.map_err(|e| e.message().to_string())
+                .map(|v| serde_json::to_string(&v).expect("response serializes"))
+        }
+        match cmd {
+            Command::Acquire => out(self.acquire(parse(payload)?)),
+            Command::Release => out(self.release(parse(payload)?)),
+            Command::RequestApproval => out(self.request_approval(parse(payload)?)),
+            Command::GrantApproval => out(self.grant_approval(parse(payload)?)),
+            Command::DenyApproval => out(self.deny_approval(parse(payload)?)),
+            Command::ListPendingApprovals => out(self.list_pending_approvals(parse(payload)?)),
+            Command::ReviewApproval => out(self.review_approval(parse(payload)?)),
+            Command::GetMetrics => {
+                parse::<serde_json::Value>(payload)?;
+                out(self.metrics())
+            }
+            Command::GetStatus => {
+                parse::<serde_json::Value>(payload)?;
+                out(self.status())
+            }
+            Command::ExportDiagnostics => out(self.export_diagnostics(parse(payload)?)),
+            Command::ExportRunawayReport => out(self.export_runaway_report(parse(payload)?)),
+            Command::StagePolicyBundle => out(self.stage_policy_bundle(parse(payload)?)),
+            Command::ActivatePolicy => out(self.activate_policy(parse(payload)?)),
+            Command::RequestToolSubLease => out(self.request_tool_sub_lease(parse(payload)?)),
+            Command::ExecuteToolCall => out(self.execute_tool_call(parse(payload)?)),
+            Command::Authorize => out(self.authorize(parse(payload)?)),
+            Command::ExportAudit => out(self.export_audit(parse(payload)?)),
+            Command::VerifyAudit => {
+                let req: VerifyAuditRequest = parse(payload)?;
+                let result = match req.records {
+                    Some(records) => {
+                        self.run(|_| Ok(())).map_err(|e| e.message().to_string())?;
+                        let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+                        Ok(verify_audit(lines.iter().map(String::as_str)))
+                    }
+                    None => self.verify_audit(),
+                };
+                out(result.map(|v| VerifyAuditResponse {
+                    ok: v.ok,
+                    records: v.records,
+                    first_bad_line: v.first_bad_line,
+                    message: v.message,
+                }))
+            }
+            Command::RollbackPolicy => out(self.rollback_policy(parse(payload)?)),
+        }
+    }
+}
