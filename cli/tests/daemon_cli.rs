@@ -259,7 +259,12 @@ fn audit_export_and_verify() {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}{}", text(&o), String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{}{}",
+        text(&o),
+        String::from_utf8_lossy(&o.stderr)
+    );
     // A range.
     let o = gov(&d, &["audit", "export", "--from", "2", "--to", "3"]);
     assert_eq!(text(&o).lines().count(), 2);

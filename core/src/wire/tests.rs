@@ -217,8 +217,16 @@ fn error_envelope_round_trips() {
 
 #[test]
 fn agentfile_options() {
-    assert!(!AgentfileOptions::from_value(json!(null), KeyStyle::Camel).unwrap().compat());
-    assert!(AgentfileOptions::from_value(json!({"compat": true}), KeyStyle::Camel).unwrap().compat());
+    assert!(
+        !AgentfileOptions::from_value(json!(null), KeyStyle::Camel)
+            .unwrap()
+            .compat()
+    );
+    assert!(
+        AgentfileOptions::from_value(json!({"compat": true}), KeyStyle::Camel)
+            .unwrap()
+            .compat()
+    );
     for bad in [json!({"compat": 1}), json!({"strict": true}), json!([true])] {
         let e = AgentfileOptions::from_value(bad.clone(), KeyStyle::Camel).unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidRequest, "{bad}");
