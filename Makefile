@@ -4,6 +4,7 @@
 #   make conformance  run the shared vectors in every language present
 #   make vectors-check  fail when conformance/vectors differs from its generator
 #   make bench        benchmarks (writes docs/performance.md)
+#   make soak         long runs: governor crash loop, daemon 64x500 load and its figures
 #   make test-c-asan  the C API tests and C conformance runner under ASan, LSan and UBSan
 #   make fuzz         every cargo-fuzz target for FUZZ_SECONDS (default 60) each (docs/reliability.md)
 # LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
@@ -48,9 +49,12 @@ bench:
 bench-governor:
 	CARGO_BUILD_JOBS=2 cargo bench -p leasekit --bench governor
 
-# Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs.
+# Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs, and the daemon
+# (`leasekit serve`) under 64 clients x 500 acquire/release pairs plus its throughput, latency
+# and memory figures (target/soak/daemon-*.json; docs/performance.md "Daemon").
 soak:
 	LEASEKIT_CRASH_REPS=500 cargo test -p leasekit --release --test governor_stress crash_kill_restart_loses_nothing -- --nocapture
+	CARGO_BUILD_JOBS=2 cargo test --release -p leasekit-cli --test daemon_load -- --ignored --nocapture --test-threads 1
 
 fuzz:
 	bash scripts/fuzz.sh

@@ -53,5 +53,31 @@ run "Can the reviewer delegate this child lease?" subset "$L/reviewer-child.json
 run "...and this one?" subset "$L/too-wide-child.json" "$L/code-reviewer.json"
 run "Narrow a triager's request to the org ceiling" narrow "$L/triager-request.json" "$L/org-ceiling.json"
 run "What does this pattern match?" explain net.fetch 'https://*.example.com/**'
+# The governor as a daemon, briefly: start `leasekit serve` on a throwaway state directory,
+# acquire and release one lease over its socket, show the status, stop it with SIGTERM.
+demo=$(mktemp -d)
+trap 'kill "${serve_pid:-}" 2>/dev/null; rm -rf "$demo"' EXIT
+printf '\n%s== Start the governor daemon (leasekit serve) on a throwaway state directory%s\n' "$bold" "$reset"
+printf '$ leasekit serve --state %s --socket %s &\n' '$STATE' '$STATE/leasekit.sock'
+"$lk" serve --state "$demo/state" --socket "$demo/leasekit.sock" 2>"$demo/serve.log" &
+serve_pid=$!
+for _ in $(seq 1 200); do
+  "$lk" gov --socket "$demo/leasekit.sock" status >/dev/null 2>&1 && break
+  sleep 0.05
+done
+gov() { run "$1" gov --socket "$demo/leasekit.sock" "${@:2}"; }
+gov "Acquire a lease before a model call" call Acquire \
+  '{"actorId": "agent-7", "workspaceId": "demo", "modelId": "gpt-4o-mini", "estimatedPromptTokens": 800, "maxOutputTokens": 200, "estimatedCostCents": 3, "idempotencyKey": "demo-1"}'
+lease=$("$lk" gov --socket "$demo/leasekit.sock" call Acquire \
+  '{"actorId": "agent-7", "workspaceId": "demo", "modelId": "gpt-4o-mini", "estimatedPromptTokens": 800, "maxOutputTokens": 200, "estimatedCostCents": 3, "idempotencyKey": "demo-1"}' |
+  sed -n 's/.*"leaseId": "\([^"]*\)".*/\1/p')
+gov "...and release it with the actual cost" call Release "{\"leaseId\": \"$lease\", \"actualPromptTokens\": 750, \"actualOutputTokens\": 120, \"actualCostCents\": 2}"
+gov "The daemon's status" status
+printf '\n$ kill -TERM <leasekit serve>\n'
+kill -TERM "$serve_pid"
+wait "$serve_pid"
+cat "$demo/serve.log"
+serve_pid=
+
 echo
-echo "done: see cli/README.md for every command"
+echo "done: see cli/README.md for every command, docs/daemon.md for the daemon"

@@ -1,6 +1,6 @@
 //! `leasekit gov` against a real daemon: status, metrics, approvals, policy stage / activate /
-//! rollback, audit export (verified by `leasekit audit verify` when the CLI has it, and by the
-//! core's verifier here), text and JSON.
+//! rollback, audit export (verified by `leasekit audit verify` and by core's verifier), text
+//! and JSON.
 
 mod daemon;
 
@@ -253,6 +253,18 @@ fn audit_export_and_verify() {
     assert_eq!(lines.len(), 6);
     let v = leasekit::governor::verify_audit(lines.iter().map(String::as_str));
     assert!(v.ok, "{v:?}");
+    // `leasekit audit verify` accepts the exported file.
+    let o = Command::new(daemon::leasekit_bin())
+        .args(["audit", "verify"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}{}",
+        text(&o),
+        String::from_utf8_lossy(&o.stderr)
+    );
     // A range.
     let o = gov(&d, &["audit", "export", "--from", "2", "--to", "3"]);
     assert_eq!(text(&o).lines().count(), 2);
