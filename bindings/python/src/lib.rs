@@ -8,6 +8,7 @@ mod clock;
 mod convert;
 mod errors;
 mod functions;
+mod governor;
 mod guard;
 mod lease;
 mod values;
@@ -53,5 +54,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(agentfile::package_digest, m)?)?;
     m.add_function(wrap_pyfunction!(agentfile::check_inheritance, m)?)?;
     m.add_function(wrap_pyfunction!(agentfile::evaluate_policy, m)?)?;
+    m.add_class::<governor::PyGovernorCore>()?;
+    m.add_function(wrap_pyfunction!(governor::decode_frame, m)?)?;
     Ok(())
 }

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, Optional
 import pytest
 
 import leasekit as lk
+from _governor_ops import equal_governor, op_frame_decode, op_governor
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 
@@ -22,23 +23,13 @@ def _vector_dir() -> pathlib.Path:
     return pathlib.Path(env) if env else REPO / "conformance" / "vectors"
 
 
-# Governor ops (issue 19) run in the Rust runner; this binding skips them until it has a Governor.
-NOT_YET_SUPPORTED = {"governor", "frame_decode"}
-
-
 def _load() -> List[Any]:
     params = []
-    skipped = 0
     for path in sorted(_vector_dir().glob("*.json")):
         doc = json.loads(path.read_text(encoding="utf-8"))
         for i, vec in enumerate(doc["vectors"]):
-            if vec.get("op") in NOT_YET_SUPPORTED:
-                skipped += 1
-                continue
             vid = f"{path.name}:{vec.get('id', i)}"
             params.append(pytest.param(vec, id=vid))
-    if skipped:
-        print(f"skipped {skipped} (not yet supported: ops governor, frame_decode)")
     return params
 
 
@@ -179,6 +170,8 @@ OPS: Dict[str, Callable[[Dict[str, Any]], Any]] = {
     "authorize": op_authorize,
     "narrow": op_narrow,
     "agentfile": op_agentfile,
+    "governor": op_governor,
+    "frame_decode": op_frame_decode,
 }
 
 
@@ -216,6 +209,8 @@ def _metric_result_equal(got: Any, want: Any) -> bool:
 
 
 def _equal(op: str, got: Any, want: Any) -> bool:
+    if op == "governor":
+        return equal_governor(got, want)
     if op == "budget_parse":
         return got["currency"] == want["currency"] and got["amount"] == Decimal(want["amount"])
     if op == "budget_sum":

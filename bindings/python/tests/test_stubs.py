@@ -31,6 +31,8 @@ def _stub_names() -> Set[str]:
             names.add(node.name)
         elif isinstance(node, ast.AnnAssign) and not _is_alias(node):
             names.add(ast.unparse(node.target))
+        elif isinstance(node, ast.ImportFrom):  # explicit re-exports: `from .m import X as X`
+            names.update(a.name for a in node.names if a.asname == a.name)
     return names
 
 

@@ -67,6 +67,8 @@ from ._native import (
     parse_agentfile,
 )
 
+from .governor import Governor, decode_frame
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -109,6 +111,9 @@ __all__ = [
     "package_digest",
     "check_inheritance",
     "evaluate_policy",
+    # governor
+    "Governor",
+    "decode_frame",
     # errors
     "ERROR_CLASSES",
     "LeaseError",

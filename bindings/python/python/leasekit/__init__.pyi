@@ -6,6 +6,8 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from typing_extensions import TypeAlias
 
+from .governor import Governor as Governor, decode_frame as decode_frame
+
 #: A lease: a Lease, a dict of capability -> patterns, or a JSON string.
 LeaseLike: TypeAlias = Union["Lease", Mapping[str, Sequence[str]], str]
 #: Constraints: None, LeaseConstraints, {"expires_at": ...} or a JSON string.
