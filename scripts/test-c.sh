@@ -43,6 +43,11 @@ echo "--- C API tests (valgrind)"
 [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; grep -q '^capi: .* 0 failed' "$log" && fail=$((fail + 1)); }
 count "$log" "capi: "
 
+echo "--- governor C API tests (valgrind)"
+"${vg[@]}" "$out/governor_test" 2>&1 | tee "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; grep -q '^governor: .* 0 failed' "$log" && fail=$((fail + 1)); }
+count "$log" "governor: "
+
 echo "--- conformance vectors (valgrind)"
 "${vg[@]}" "$out/conformance" 2>&1 | tee "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; grep -qE '^[0-9]+ passed, 0 failed' "$log" && fail=$((fail + 1)); }

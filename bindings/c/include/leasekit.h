@@ -67,6 +67,10 @@ typedef enum LkStatus {
 // `lk_agentfile_free`. Secret values never appear in anything read from it.
 typedef struct LkAgentfile LkAgentfile;
 
+// An opaque embedded governor (SEMANTICS 13). Open it with `lk_governor_open`, free it with
+// `lk_governor_free`. One handle may be used from many threads at once.
+typedef struct LkGovernor LkGovernor;
+
 // An opaque lease guard. Create it with `lk_guard_new` (system clock) or
 // `lk_guard_new_manual_clock`, free it with `lk_guard_free`. A guard is thread-safe:
 // it may be used from several threads at once.
@@ -216,6 +220,141 @@ enum LkStatus lk_validate_lease_constraints(const char *constraints_json, const 
 // # Safety
 // `value` is a NUL-terminated string; `now` is NULL or a NUL-terminated string.
 enum LkStatus lk_validate_expires_at(const char *value, const char *now);
+
+// Opens a governor. `store` is `"memory"`, `"sqlite:PATH"` or a SQLite file path;
+// `policy_json` a policy object (NULL: `{}`); `options_json` (NULL: `{}`) the construction
+// options plus `manualClock` (RFC 3339: a manual clock for tests), `ids` (`"random"` or
+// `"deterministic"`) and `synchronous` (`"full"` or `"normal"`, SQLite only). A reopened
+// SQLite store keeps its state and its last activated policy. Writes a new handle to `*out`.
+//
+// # Safety
+// `store` is a NUL-terminated string; `policy_json` and `options_json` are NULL or
+// NUL-terminated strings; `out` points to a writable `LkGovernor *`.
+enum LkStatus lk_governor_open(const char *store, const char *policy_json, const char *options_json, struct LkGovernor **out);
+
+// Frees a governor (closing its store once no call is using it). NULL is ignored.
+//
+// # Safety
+// `gov` is NULL or a handle from this library not freed before, not in use by another
+// thread.
+void lk_governor_free(struct LkGovernor *gov);
+
+// The wire dispatcher: runs `command` with `payload_json` (NULL: `{}`) as the protocol
+// does (unknown payload fields ignored) and writes the response envelope
+// `{"protocolVersion","success","payloadJson","error"}` to `*out_json`. A refused command
+// is an envelope with `success` false, not a failed call.
+//
+// # Safety
+// `gov` is a live handle; `command` a NUL-terminated string; `payload_json` NULL or a
+// NUL-terminated string; `out_json` points to a writable `char *`.
+enum LkStatus lk_governor_handle(const struct LkGovernor *gov, const char *command, const char *payload_json, char **out_json);
+
+// Runs `command` with `payload_json` (NULL: `{}`) strictly (an unknown command, a
+// malformed payload or an unknown field is `LK_INVALID_REQUEST`) and writes the response
+// payload JSON to `*out_json`.
+//
+// # Safety
+// As `lk_governor_handle`.
+enum LkStatus lk_governor_call(const struct LkGovernor *gov, const char *command, const char *payload_json, char **out_json);
+
+// `Acquire`: writes the `AcquireResponse` JSON (a grant or a denial with its reason) to
+// `*out_json`.
+//
+// # Safety
+// `gov` is a live handle; `request_json` NULL (`{}`) or a NUL-terminated string;
+// `out_json` points to a writable `char *`.
+enum LkStatus lk_governor_acquire(const struct LkGovernor *gov, const char *request_json, char **out_json);
+
+// `Release`: writes the `ReleaseResponse` JSON (the receipt) to `*out_json`.
+//
+// # Safety
+// `gov` is a live handle; `request_json` NULL (`{}`) or a NUL-terminated string;
+// `out_json` points to a writable `char *`.
+enum LkStatus lk_governor_release(const struct LkGovernor *gov, const char *request_json, char **out_json);
+
+// `RequestToolSubLease`: writes the `ToolSubLeaseResponse` JSON to `*out_json`.
+//
+// # Safety
+// `gov` is a live handle; `request_json` NULL (`{}`) or a NUL-terminated string;
+// `out_json` points to a writable `char *`.
+enum LkStatus lk_governor_request_tool_sub_lease(const struct LkGovernor *gov, const char *request_json, char **out_json);
+
+// `ExecuteToolCall`: writes the `ToolExecutionResponse` JSON to `*out_json`.
+//
+// # Safety
+// `gov` is a live handle; `request_json` NULL (`{}`) or a NUL-terminated string;
+// `out_json` points to a writable `char *`.
+enum LkStatus lk_governor_execute_tool_call(const struct LkGovernor *gov, const char *request_json, char **out_json);
+
+// `Authorize` (a target against a granted lease): writes the `AuthorizeResponse` JSON to
+// `*out_json`.
+//
+// # Safety
+// `gov` is a live handle; `request_json` NULL (`{}`) or a NUL-terminated string;
+// `out_json` points to a writable `char *`.
+enum LkStatus lk_governor_authorize(const struct LkGovernor *gov, const char *request_json, char **out_json);
+
+// `GetMetrics` (`request_json` NULL or `{}`): writes the metrics snapshot JSON to
+// `*out_json`.
+//
+// # Safety
+// `gov` is a live handle; `request_json` NULL (`{}`) or a NUL-terminated string;
+// `out_json` points to a writable `char *`.
+enum LkStatus lk_governor_metrics(const struct LkGovernor *gov, const char *request_json, char **out_json);
+
+// `VerifyAudit` (`request_json` NULL: the store's chain): writes `{"ok","records",...}` to
+// `*out_json`.
+//
+// # Safety
+// `gov` is a live handle; `request_json` NULL (`{}`) or a NUL-terminated string;
+// `out_json` points to a writable `char *`.
+enum LkStatus lk_governor_verify_audit(const struct LkGovernor *gov, const char *request_json, char **out_json);
+
+// Decodes a request frame (SEMANTICS 13.1; a 4-byte little-endian length, then the
+// envelope JSON) and writes the request envelope `{"protocolVersion","command",
+// "payloadJson"}` to `*out_json`. A bad length, a truncated frame or a payload that is
+// not an envelope is `LK_INVALID_REQUEST`.
+//
+// # Safety
+// `bytes` is NULL (with `len` 0) or points to `len` readable bytes; `out_json` points to
+// a writable `char *`.
+enum LkStatus lk_frame_decode(const uint8_t *bytes, size_t len, char **out_json);
+
+// Decodes a request frame, dispatches it and writes the response frame to `*out` and its
+// length to `*out_len` (free it with `lk_bytes_free(*out, *out_len)`). A malformed frame
+// is answered with a failure envelope, as the daemon does.
+//
+// # Safety
+// `gov` is a live handle; `frame` points to `len` readable bytes; `out` and `out_len`
+// point to writable values.
+enum LkStatus lk_governor_handle_frame(const struct LkGovernor *gov, const uint8_t *frame, size_t len, uint8_t **out, size_t *out_len);
+
+// Frees bytes returned by `lk_governor_handle_frame`. NULL is ignored.
+//
+// # Safety
+// `ptr` is NULL or bytes returned by leasekit with their length `len`, not freed before.
+void lk_bytes_free(uint8_t *ptr, size_t len);
+
+// Sets the manual clock of a governor opened with `manualClock` to an RFC 3339 UTC time
+// (`LK_INVALID_REQUEST` for a governor on the system clock).
+//
+// # Safety
+// `gov` is a live handle; `time` a NUL-terminated string.
+enum LkStatus lk_governor_set_time(const struct LkGovernor *gov, const char *time);
+
+// Moves the manual clock `millis` milliseconds forward (`LK_INVALID_REQUEST` for a
+// governor on the system clock).
+//
+// # Safety
+// `gov` is a live handle.
+enum LkStatus lk_governor_advance_ms(const struct LkGovernor *gov, uint64_t millis);
+
+// Writes the manual clock's time (RFC 3339 UTC with milliseconds) to `*out`
+// (`LK_INVALID_REQUEST` for a governor on the system clock).
+//
+// # Safety
+// `gov` is a live handle; `out` points to a writable `char *`.
+enum LkStatus lk_governor_time(const struct LkGovernor *gov, char **out);
 
 // Creates a guard for `lease` on the system clock. `constraints_json` may be NULL or
 // `{"expires_at": "..."}`; `options_json` may be NULL or

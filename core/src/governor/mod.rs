@@ -28,9 +28,11 @@
 
 mod access;
 pub mod audit;
+mod call;
+mod embedded;
 #[cfg(unix)]
 pub mod client;
-mod embedded;
+pub mod open;
 pub mod engine;
 pub mod policy;
 pub mod store;
@@ -39,6 +41,7 @@ pub mod wire;
 pub use access::{Peer, admin_only};
 pub use audit::{AuditVerification, verify_audit};
 pub use embedded::Governor;
+pub use open::{EmbeddedGovernor, StoreSpec};
 pub use engine::{Engine, IdSource};
 pub use policy::{GovernorOptions, Policy};
 pub use store::{MemoryStore, SqliteStore, Store, Synchronous};
