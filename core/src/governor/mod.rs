@@ -29,11 +29,11 @@
 mod access;
 pub mod audit;
 mod call;
-mod embedded;
 #[cfg(unix)]
 pub mod client;
-pub mod open;
+mod embedded;
 pub mod engine;
+pub mod open;
 pub mod policy;
 pub mod store;
 pub mod wire;
@@ -41,7 +41,7 @@ pub mod wire;
 pub use access::{Peer, admin_only};
 pub use audit::{AuditVerification, verify_audit};
 pub use embedded::Governor;
-pub use open::{EmbeddedGovernor, StoreSpec};
 pub use engine::{Engine, IdSource};
+pub use open::{EmbeddedGovernor, StoreSpec};
 pub use policy::{GovernorOptions, Policy};
 pub use store::{MemoryStore, SqliteStore, Store, Synchronous};
