@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 
 use super::audit::{AuditVerification, verify_audit};
 use super::engine::{Engine, IdSource};
+use super::fleet::Fleet;
 use super::policy::{GovernorOptions, Policy};
 use super::store::{Batch, MemoryStore, SqliteStore, Store, Synchronous};
 use super::wire::*;
@@ -36,6 +37,8 @@ struct Shared {
     group: bool,
     started: i64,
     rebuild: Box<dyn Fn() -> crate::Result<Engine> + Send + Sync>,
+    /// A shared store (PostgreSQL): every batch is decided inside the store's transaction.
+    fleet: Option<Fleet>,
 }
 
 /// An embedded governor (SEMANTICS 13). Cheap to clone; share it across threads.
@@ -72,6 +75,20 @@ impl Governor {
         ids: IdSource,
     ) -> crate::Result<Governor> {
         let started = clock.now()?.unix_millis();
+        let window = Duration::from_millis(1);
+        let (fleet, shared_engine) = if store.shared() {
+            let (engine, fleet) = Fleet::open(
+                &*store,
+                policy.clone(),
+                options.clone(),
+                clock.clone(),
+                ids,
+                window,
+            )?;
+            (Some(fleet), Some(engine))
+        } else {
+            (None, None)
+        };
         let rebuild = {
             let (store, policy, options, clock) = (
                 store.clone(),
@@ -90,10 +107,17 @@ impl Governor {
                 )
             }
         };
-        let mut engine = rebuild()?;
-        // The first open of a store records the construction policy (and a reopen's sweep).
-        let first = engine.take_changes();
-        store.commit(&first)?;
+        let engine = match shared_engine {
+            Some(e) => e,
+            None => {
+                let mut engine = rebuild()?;
+                // The first open of a store records the construction policy (and a reopen's
+                // sweep).
+                let first = engine.take_changes();
+                store.commit(&first)?;
+                engine
+            }
+        };
         let group = store.durable();
         Ok(Governor {
             inner: Arc::new(Shared {
@@ -110,10 +134,11 @@ impl Governor {
                     failed: Vec::new(),
                 }),
                 cv: Condvar::new(),
-                window: Duration::from_millis(1),
+                window,
                 group,
                 started,
                 rebuild: Box::new(rebuild),
+                fleet,
             }),
         })
     }
@@ -124,6 +149,23 @@ impl Governor {
             policy,
             options,
             Arc::new(MemoryStore::new()),
+            Arc::new(SystemClock),
+            IdSource::Random,
+        )
+    }
+
+    /// A governor on the store `location` names ([`super::store::open_location`]:
+    /// `postgres://...` for a fleet on PostgreSQL, `:memory:`, or a SQLite file path), system
+    /// clock, random ids.
+    pub fn open(
+        location: &str,
+        policy: Policy,
+        options: GovernorOptions,
+    ) -> crate::Result<Governor> {
+        Governor::new(
+            policy,
+            options,
+            super::store::open_location(location)?,
             Arc::new(SystemClock),
             IdSource::Random,
         )
@@ -156,8 +198,14 @@ impl Governor {
     }
 
     /// Runs `f` on the engine as one command and returns once its changes are committed.
-    fn run<R>(&self, f: impl FnOnce(&mut Engine) -> crate::Result<R>) -> crate::Result<R> {
+    fn run<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Engine) -> crate::Result<R> + Send + 'static,
+    ) -> crate::Result<R> {
         let s = &*self.inner;
+        if let Some(fleet) = &s.fleet {
+            return fleet.run(&s.engine, &*s.store, f);
+        }
         let mut eng = lock(&s.engine);
         {
             let mut c = lock(&s.commit);
@@ -286,7 +334,7 @@ impl Governor {
         &self,
         req: ApprovalQueueRequest,
     ) -> crate::Result<ApprovalQueueResponse> {
-        self.run(|e| Ok(e.list_pending(&req)))
+        self.run(move |e| Ok(e.list_pending(&req)))
     }
 
     /// `GetMetrics`.
@@ -301,7 +349,7 @@ impl Governor {
             self.inner.store.durable(),
             self.inner.store.path(),
         );
-        self.run(|e| Ok(e.status(started, durable, path)))
+        self.run(move |e| Ok(e.status(started, durable, path)))
     }
 
     /// `ExportDiagnostics` (the document inline; nothing is written to disk).
@@ -314,7 +362,7 @@ impl Governor {
             self.inner.store.durable(),
             self.inner.store.path(),
         );
-        self.run(|e| {
+        self.run(move |e| {
             Ok(ExportDiagnosticsResponse {
                 exported: true,
                 output_path: String::new(),
@@ -380,7 +428,7 @@ impl Governor {
 
     /// `Authorize`.
     pub fn authorize(&self, req: AuthorizeRequest) -> crate::Result<AuthorizeResponse> {
-        self.run(|e| Ok(e.authorize(&req)))
+        self.run(move |e| Ok(e.authorize(&req)))
     }
 
     /// The audit lines `from..=to` (1-based), after every earlier command committed.

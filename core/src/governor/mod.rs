@@ -27,6 +27,7 @@
 
 pub mod audit;
 pub mod engine;
+mod fleet;
 mod governor;
 pub mod policy;
 pub mod store;
@@ -36,4 +37,6 @@ pub use audit::{AuditVerification, verify_audit};
 pub use engine::{Engine, IdSource};
 pub use governor::Governor;
 pub use policy::{GovernorOptions, Policy};
+#[cfg(feature = "postgres")]
+pub use store::PostgresStore;
 pub use store::{MemoryStore, SqliteStore, Store, Synchronous};

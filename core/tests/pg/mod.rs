@@ -94,6 +94,20 @@ fn reap_stale(base: &Path, bin: &Path, as_postgres: bool) {
 }
 
 impl TempPostgres {
+    /// One server shared by the tests of a test binary that run at the same time: the last
+    /// holder to drop its handle stops it (a static would outlive the process's destructors).
+    pub fn shared() -> std::sync::Arc<TempPostgres> {
+        use std::sync::{Arc, Mutex, Weak};
+        static SHARED: Mutex<Weak<TempPostgres>> = Mutex::new(Weak::new());
+        let mut w = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(pg) = w.upgrade() {
+            return pg;
+        }
+        let pg = Arc::new(TempPostgres::start());
+        *w = Arc::downgrade(&pg);
+        pg
+    }
+
     /// initdb + start. Panics with the server log when anything fails.
     pub fn start() -> TempPostgres {
         let bin = find_bin();
