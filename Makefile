@@ -9,7 +9,7 @@
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test conformance vectors-check bench bench-governor soak fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test conformance conformance-rust-postgres vectors-check bench bench-governor bench-fleet soak fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -25,6 +25,12 @@ vectors-check:
 
 conformance-rust: vectors-check
 	cargo test -p leasekit --test conformance -- --nocapture
+
+# Every vector with the governor vectors on a throwaway PostgreSQL server (the runner option
+# LEASEKIT_GOV_STORE=postgres; `make test` also runs governor_vectors_on_postgres).
+conformance-rust-postgres: vectors-check
+	bash scripts/ensure-postgres.sh
+	LEASEKIT_GOV_STORE=postgres cargo test -p leasekit --features postgres --test conformance conformance_vectors -- --nocapture
 
 conformance-c:
 	bash scripts/conformance-c.sh

@@ -17,9 +17,9 @@
 //! a site's own session settings) before the decision, the transaction is retried (up to 5
 //! times, with backoff); after the decision it fails the batch with a retryable
 //! `store_unavailable` error and the next batch rebuilds the image. An idempotency record is
-//! only ever written where none is live (the primary key plus a conditional upsert): a second
-//! grant under one scoped key aborts the transaction. Each audit batch must continue the
-//! stored head (`prevHash`), so the chain stays linear.
+//! one row per scoped key (the primary key), decided by an engine that has seen every row
+//! under the lock. Each audit batch must continue the stored head (`prevHash`), so the chain
+//! stays linear.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -135,7 +135,6 @@ WITH l AS (
     INSERT INTO leasekit.idem AS t (key, ver, body)
     SELECT u.key, $1::int8, u.body FROM unnest($11::text[], $12::text[]) AS u(key, body)
     ON CONFLICT (key) DO UPDATE SET ver = excluded.ver, body = excluded.body
-        WHERE t.body IS NULL OR excluded.body IS NULL
     RETURNING 1
 ), au AS (
     INSERT INTO leasekit.audit (line, body)
@@ -496,12 +495,8 @@ impl PostgresStore {
             )
             .map_err(pg_err)?;
         let counts: [i64; 5] = [row.get(0), row.get(1), row.get(2), row.get(3), row.get(4)];
-        if counts[2] != idem_live {
-            return Err(internal(
-                "idempotency key already granted by another governor: refused (no second grant)",
-            ));
-        }
         if counts[0] != l_id.len() as i64
+            || counts[2] != idem_live
             || counts[1] != a_id.len() as i64
             || counts[3] != lines.len() as i64
             || counts[4] != 1
