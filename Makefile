@@ -4,12 +4,18 @@
 #   make conformance  run the shared vectors in every language present
 #   make vectors-check  fail when conformance/vectors differs from its generator
 #   make bench        benchmarks (writes docs/performance.md)
+#   make test-c-asan  the C API tests and C conformance runner under ASan, LSan and UBSan
+#   make fuzz         every cargo-fuzz target for FUZZ_SECONDS (default 60) each (docs/reliability.md)
 # LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
 
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
+<<<<<<< HEAD
 .PHONY: run test conformance conformance-rust-postgres vectors-check bench bench-governor bench-fleet soak fmt lint $(addprefix conformance-,$(LANGS))
+=======
+.PHONY: run test conformance vectors-check bench bench-governor soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
+>>>>>>> main
 
 run:
 	bash scripts/run.sh
@@ -55,6 +61,12 @@ bench-governor:
 # Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs.
 soak:
 	LEASEKIT_CRASH_REPS=500 cargo test -p leasekit --release --test governor_stress crash_kill_restart_loses_nothing -- --nocapture
+
+fuzz:
+	bash scripts/fuzz.sh
+
+test-c-asan:
+	bash scripts/test-c-asan.sh
 
 fmt:
 	cargo fmt --all

@@ -63,6 +63,11 @@ else
   cat "$log"; echo "examples/c: build or run failed"; fail=$((fail + 1)); status=1
 fi
 
+echo "--- ASan, LSan, UBSan (scripts/test-c-asan.sh)"
+bash scripts/test-c-asan.sh 2>&1 | tee "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+count "$log" "c-asan: "
+
 [ "$fail" -eq 0 ] || status=1
 echo "c: $pass passed, $fail failed"
 exit $status

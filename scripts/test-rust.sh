@@ -15,6 +15,11 @@ cargo clippy --workspace --all-targets --features leasekit/postgres -q -- -D war
 out=$(mktemp)
 cargo test --features leasekit/postgres 2>&1 | tee "$out"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+# The fuzz targets (fuzz/, its own workspace) on their seed corpora and minimized crashes, as
+# plain tests on stable; sharing the root target dir reuses the leasekit build.
+cargo fmt --manifest-path fuzz/Cargo.toml -- --check || { echo "cargo fmt (fuzz): differences found"; status=1; }
+CARGO_TARGET_DIR=target cargo test --manifest-path fuzz/Cargo.toml --no-default-features 2>&1 | tee -a "$out"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 pass=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) s += $i } END { print s + 0 }' "$out")
 fail=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$out")
 pass=${pass:-0}; fail=${fail:-0}

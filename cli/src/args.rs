@@ -42,8 +42,11 @@ pub enum Command {
     Subset(SubsetArgs),
     /// Narrow a REQUESTED lease to a CEILING: the effective lease and every reduction.
     Narrow(NarrowArgs),
-    /// Evaluate a Cedar request against an Agentfile's POLICY blocks and ALLOW/DENY/RATELIMIT.
+    /// Evaluate a Cedar request against an Agentfile's POLICY blocks and ALLOW/DENY/RATELIMIT;
+    /// or work on governor policies: `policy lint|hash|sign|compile|keygen`.
     Policy(PolicyArgs),
+    /// Governor audit logs: `audit verify FILE|DIR` recomputes every hash and link.
+    Audit(AuditArgs),
     /// Explain in words what a PATTERN matches for a CAPABILITY, with examples.
     Explain(ExplainArgs),
 }
@@ -227,20 +230,32 @@ pub struct LockArgs {
     Examples:\n  \
     leasekit policy examples/agentfiles/code-reviewer/Agentfile \\\n      \
     --principal 'AgentRC::Agent::\"code-reviewer\"' --action 'AgentRC::Action::\"tool.invoke\"' \\\n      \
-    --resource 'AgentRC::Tool::\"file_read\"' --context '{\"path\": \"/workspace/src/main.rs\"}'"
+    --resource 'AgentRC::Tool::\"file_read\"' --context '{\"path\": \"/workspace/src/main.rs\"}'\n  \
+    leasekit policy compile examples/agentfiles/code-reviewer/Agentfile > policy.json\n  \
+    leasekit policy lint policy.json\n  \
+    leasekit policy keygen --alg ed25519 > key.json\n  \
+    leasekit policy sign --key key.json --version v2 --author ops policy.json > bundle.json",
+    subcommand_negates_reqs = true,
+    args_conflicts_with_subcommands = true,
+    override_usage = "leasekit policy [OPTIONS] --principal <P> --action <A> --resource <R> <AGENTFILE>\n       \
+                      leasekit policy <lint|hash|sign|compile|keygen> [ARGS]"
 )]
 pub struct PolicyArgs {
+    /// Governor policy tools (instead of a Cedar evaluation).
+    #[command(subcommand)]
+    pub tool: Option<PolicyTool>,
     /// The Agentfile (`-` for stdin).
-    pub agentfile: String,
+    #[arg(required = true)]
+    pub agentfile: Option<String>,
     /// Cedar principal entity, e.g. AgentRC::Agent::"code-reviewer".
-    #[arg(long)]
-    pub principal: String,
+    #[arg(long, required = true)]
+    pub principal: Option<String>,
     /// Cedar action entity, e.g. AgentRC::Action::"tool.invoke".
-    #[arg(long)]
-    pub action: String,
+    #[arg(long, required = true)]
+    pub action: Option<String>,
     /// Cedar resource entity, e.g. AgentRC::Tool::"file_read".
-    #[arg(long)]
-    pub resource: String,
+    #[arg(long, required = true)]
+    pub resource: Option<String>,
     /// Request context as a JSON object, e.g. {"path": "/workspace/a.rs"}.
     #[arg(long, value_name = "JSON")]
     pub context: Option<String>,
@@ -250,4 +265,89 @@ pub struct PolicyArgs {
     /// Compat mode (see `lint --compat`).
     #[arg(long)]
     pub compat: bool,
+}
+
+/// `leasekit policy <tool>`: governor policies (SEMANTICS 13.9).
+#[derive(Debug, Subcommand)]
+pub enum PolicyTool {
+    /// Lint a governor policy JSON: refusals are errors (exit 1), LeaseGate's GitOps rules warnings.
+    Lint {
+        /// The policy JSON (`-` for stdin).
+        file: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Print the policy hash (SHA-256 of the RFC 8785 form of the policy JSON).
+    Hash {
+        /// The policy JSON (`-` for stdin).
+        file: String,
+    },
+    /// Sign a policy into a bundle for `StagePolicyBundle` (P-256 or Ed25519, from the key).
+    Sign {
+        /// The policy JSON (`-` for stdin).
+        file: String,
+        /// Key file from `policy keygen` (or a bare PKCS#8 DER key in base64).
+        #[arg(long, value_name = "FILE")]
+        key: String,
+        /// Bundle version.
+        #[arg(long)]
+        version: String,
+        /// Bundle author.
+        #[arg(long, default_value = "")]
+        author: String,
+        /// createdAtUtc exactly as signed (default: now, RFC 3339).
+        #[arg(long, value_name = "TIME")]
+        created_at: Option<String>,
+    },
+    /// Compile an Agentfile to a governor policy (Policy::from_agentfile).
+    Compile {
+        /// The Agentfile (`-` for stdin).
+        agentfile: String,
+        /// Compat mode (see `lint --compat`).
+        #[arg(long)]
+        compat: bool,
+    },
+    /// Generate a bundle signing key: {"algorithm", "privateKeyBase64", "publicKeyBase64"}.
+    Keygen {
+        /// Algorithm.
+        #[arg(long, value_enum, default_value_t = KeyAlg::Ed25519)]
+        alg: KeyAlg,
+    },
+}
+
+/// Signing algorithms of `policy keygen`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KeyAlg {
+    /// Ed25519.
+    Ed25519,
+    /// ECDSA P-256 (LeaseGate's).
+    P256,
+}
+
+/// `leasekit audit`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 the chain verifies, 1 it does not (the first bad line is printed), 2 usage or input error.\n\n\
+    Examples:\n  \
+    leasekit audit verify audit.jsonl\n  \
+    leasekit audit verify /var/lib/leasekit/audit/"
+)]
+pub struct AuditArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub tool: AuditTool,
+}
+
+/// `leasekit audit <tool>`.
+#[derive(Debug, Subcommand)]
+pub enum AuditTool {
+    /// Verify a JSONL audit chain (a file, or every *.jsonl of a directory in name order, one chain).
+    Verify {
+        /// The file or directory.
+        path: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
 }

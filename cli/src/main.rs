@@ -68,6 +68,10 @@ fn run(command: Command, style: &Style) -> Result<Report, Failure> {
         Command::Lint(a) => cmd::lint::run(&a, style),
         Command::Inspect(a) => cmd::inspect::run(&a, style),
         Command::Lock(a) => cmd::lock::run(&a, style),
-        Command::Policy(a) => cmd::policy::run(&a, style),
+        Command::Policy(a) => match &a.tool {
+            Some(tool) => cmd::govpolicy::run(tool, style),
+            None => cmd::policy::run(&a, style),
+        },
+        Command::Audit(a) => cmd::audit::run(&a, style),
     }
 }

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Writes conformance/vectors/governor.json and conformance/vectors/frame_decode.json.
 
-Every expectation was derived by reading /work/shared/SEMANTICS.md section 13 (and, where
-13 says "as LeaseGate", reference/leasegate.md), never by running leasekit. Each vector
-carries a `comment` that starts with the SEMANTICS.md subsection it comes from
+Every expectation was derived by reading section 13 of the semantics (docs/governor.md;
+where 13 says "as LeaseGate", the LeaseGate behaviour it describes), never by running leasekit. Each vector
+carries a `comment` that starts with the section 13 subsection it comes from
 ("13.3 step 12: ...").
 
 Deterministic: fixed keys (ECDSA P-256 from fixed scalars, Ed25519 from fixed seeds),
 RFC 6979 deterministic ECDSA, the deterministic id source (lease-N, approval-N, appr-N,
-sub-N) and a manual clock, as API.md defines for the `governor` op.
+sub-N) and a manual clock, as docs/api.md defines for the `governor` op.
 
 Usage:
   python3 conformance/tools/gen_governor_vectors.py               rewrite both files
@@ -59,7 +59,7 @@ def parse_time(s):
 
 
 def ts(dt):
-    """RFC 3339 UTC with milliseconds and Z (API.md: times in responses)."""
+    """RFC 3339 UTC with milliseconds and Z (docs/api.md: times in responses)."""
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (dt.microsecond // 1000)
 
 

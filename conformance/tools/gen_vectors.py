@@ -18,6 +18,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vectors_agentfile  # noqa: E402
 import vectors_binding  # noqa: E402
+import vectors_bypass  # noqa: E402  (the bypass corpus, issue 17)
 from vectors_security import security  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1210,6 +1211,7 @@ def generated():
     files["agentfile"] = list(vectors_agentfile.VECTORS)
     files["agentfile_fixtures"] = agentfile_fixtures()
     files.update(vectors_binding.files())
+    files["bypass"] = vectors_bypass.vectors()
     out = {}
     for name, vecs in files.items():
         out[name] = [{"id": vec.get("id", "%s-%03d" % (name, i)), **vec}

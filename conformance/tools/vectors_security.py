@@ -1,5 +1,5 @@
 """Security vectors (issue 18), appended by gen_vectors.py after every other batch so the
-ids before them stay stable. Written from SEMANTICS.md 2, 5 and 5.2, never by running leasekit:
+ids before them stay stable. Written from docs/semantics.md 2, 5 and 5.2, never by running leasekit:
 
 - 5.2 ambiguous paths: a canonical path holding `\\`, or a piece between `/`, `%2F` and `%5C`
   (any hex case) that, once `%25` is read as `%` and then `%2E` as `.`, is `.` or `..` or
@@ -139,10 +139,49 @@ def ambiguity_and_hosts():
     return out
 
 
+# ---------------------------------------------------------------- 2 and 5 bounds
+def bounds():
+    v = []
+    # targets: at most 16 384 bytes (UTF-8), counted as given (before canonicalization)
+    for cap, head in [("fs.read", "/"), ("net.fetch", "https://h.example/"), ("tool.call", ""),
+                      ("model.use", "m")]:
+        fill = 16384 - len(head)
+        v.append(canon(cap, head + "a" * fill, head + "a" * fill))
+        v.append(canon(cap, head + "a" * (fill + 1), IR))
+    v.append(canon("tool.call", "\u00e9" * 8192, "\u00e9" * 8192))
+    v.append(canon("tool.call", "\u00e9" * 8192 + "a", IR))
+    v.append(canon("fs.read", "/" * 16385, IR))
+    v.append(canon("fs.read", "/" * 16384, "/"))
+    v.append(canon("net.fetch", "https://h.example/a?" + "q" * 16366, IR))
+    v.append(match("tool.call", "**", "a" * 16385, IR))
+    v.append(match("tool.call", "**", "a" * 16384, T))
+    v.append({"op": "authorize", "input": {"lease": {"fs.read": ["/**"]},
+                                           "steps": [{"authorize": ["fs.read", "/" + "a" * 16383]},
+                                                     {"authorize": ["fs.read", "/" + "a" * 16384]}]},
+              "expect": ["ok", IR]})
+    # the strings of one capability: at most 65 536 bytes together (UTF-8)
+    block = lambda i, n, head="t": head + "%04d" % i + "a" * (n - len(head) - 4)  # noqa: E731
+    v.append(lease({"tool.call": [block(i, 4096) for i in range(16)]}, "ok"))
+    v.append(lease({"tool.call": [block(i, 4096) for i in range(16)] + ["x"]}, IR))
+    # bytes, not characters: 65 539 bytes in 63 491 characters
+    full = [block(i, 4096, "/") for i in range(15)] + ["/" + "\u00e9" * 2047 + "a"]
+    v.append(lease({"fs.read": full + ["/\u00e9"]}, IR))
+    v.append(lease({"fs.read": full}, "ok"))
+    # cost.budget entries count too (leading zeros make long valid amounts)
+    v.append(lease({"cost.budget": ["USD:" + "0" * 4000 + "1"] * 16}, "ok"))
+    v.append(lease({"cost.budget": ["USD:" + "0" * 4000 + "1"] * 17}, IR))
+    # net.fetch patterns are bounded as given and as stored (`https://h` is stored `https://h/`)
+    v.append(lease({"net.fetch": ["https://" + "a" * 4087]}, "ok"))
+    v.append(lease({"net.fetch": ["https://" + "a" * 4088]}, IR))
+    v.append(lease({"net.fetch": ["https://h%04d" % i + "a" * (4096 - 13) for i in range(16)]}, IR))
+    v.append(lease({"net.fetch": ["https://h%04d" % i + "a" * (4096 - 14) for i in range(16)]}, "ok"))
+    return {"large": v}
+
+
 def security():
     """Vectors per file name, appended after every other batch."""
     out = {}
-    for batch in [ambiguity_and_hosts()]:
+    for batch in [ambiguity_and_hosts(), bounds()]:
         for name, vecs in batch.items():
             out.setdefault(name, []).extend(vecs)
     return out

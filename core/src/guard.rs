@@ -14,7 +14,7 @@ use crate::capability::{CapabilityKind, RESERVED_CAPABILITIES};
 use crate::error::{Error, ErrorCode, Result};
 use crate::expiry::{Clock, LeaseConstraints, Timestamp};
 use crate::lease::{Entry, Lease};
-use crate::subset::{check_expiry, check_patterns};
+use crate::subset::{Work, check_expiry, check_patterns};
 use counter::Counter;
 pub use metric::{Metric, REMAINING_METRIC};
 use std::borrow::Cow;
@@ -315,7 +315,7 @@ impl LeaseGuard {
                 "the child's expires_at {c} is not after now ({now})"
             )));
         }
-        check_patterns(&child, &self.inner.lease)?;
+        check_patterns(&child, &self.inner.lease, &mut Work::new())?;
         let parent_constraints = LeaseConstraints {
             expires_at: self.inner.expires_at,
         };

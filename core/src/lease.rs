@@ -14,6 +14,10 @@ use std::sync::Arc;
 /// At most this many entries per capability.
 pub const MAX_PATTERNS_PER_CAPABILITY: usize = 1024;
 
+/// At most this many bytes (UTF-8) for all the strings of one capability together, as given
+/// and as stored (SEMANTICS 2).
+pub const MAX_CAPABILITY_BYTES: usize = 65_536;
+
 /// A validated lease with its patterns compiled. Cheap to clone.
 ///
 /// The JSON form is the ARCP wire shape: `{"fs.read": ["/data/**"], "cost.budget": ["USD:2"]}`.
@@ -182,6 +186,7 @@ impl Entry {
             ))
             .with_detail("capability", name));
         }
+        check_total_bytes(name, &strings)?;
         if kind == CapabilityKind::CostBudget {
             sum_budget_entries(&strings).map_err(|e| e.with_detail("capability", name))?;
             return Ok(Entry {
@@ -194,11 +199,27 @@ impl Entry {
             compiled
                 .push(Pattern::compile(kind, s).map_err(|e| e.with_detail("capability", name))?);
         }
+        let stored: Vec<String> = compiled.iter().map(|p| p.as_str().to_string()).collect();
+        // A stored `net.fetch` pattern may be one byte longer than given (`https://h` is stored
+        // as `https://h/`); bounding the stored form too keeps every stored lease valid input.
+        check_total_bytes(name, &stored)?;
         Ok(Entry {
-            stored: compiled.iter().map(|p| p.as_str().to_string()).collect(),
+            stored,
             set: PatternSet::new(compiled),
         })
     }
+}
+
+/// SEMANTICS 2: at most [`MAX_CAPABILITY_BYTES`] for the strings of one capability.
+fn check_total_bytes(name: &str, strings: &[String]) -> Result<()> {
+    let total: usize = strings.iter().map(String::len).sum();
+    if total > MAX_CAPABILITY_BYTES {
+        return Err(Error::invalid(format!(
+            "the strings of {name} total {total} bytes; at most {MAX_CAPABILITY_BYTES} are allowed"
+        ))
+        .with_detail("capability", name));
+    }
+    Ok(())
 }
 
 /// Validates the shape of a lease given as JSON (SEMANTICS 2).
@@ -310,6 +331,46 @@ mod tests {
         assert!(Lease::from_map(m.clone()).is_ok());
         m.insert("tool.call".to_string(), many);
         assert!(Lease::from_map(m).is_err());
+    }
+
+    #[test]
+    fn total_bytes_bound_counts_given_and_stored_strings() {
+        let cap = |n: usize, len: usize, prefix: &str| -> Vec<String> {
+            (0..n)
+                .map(|i| {
+                    let head = format!("{prefix}{i:04}");
+                    format!("{head}{}", "a".repeat(len - head.len()))
+                })
+                .collect()
+        };
+        let with = |k: &str, v: Vec<String>| {
+            let mut m = BTreeMap::new();
+            m.insert(k.to_string(), v);
+            Lease::from_map(m)
+        };
+        // 16 x 4096 = 65 536 bytes: allowed; one byte more is not.
+        assert!(with("tool.call", cap(16, 4096, "t")).is_ok());
+        let mut over = cap(16, 4096, "t");
+        over.push("x".into());
+        let e = with("tool.call", over).unwrap_err();
+        assert_eq!(e.code(), crate::ErrorCode::InvalidRequest);
+        // Two capabilities at the bound each are fine (the bound is per capability).
+        let mut m = BTreeMap::new();
+        m.insert("tool.call".to_string(), cap(16, 4096, "t"));
+        m.insert("model.use".to_string(), cap(16, 4096, "m"));
+        assert!(Lease::from_map(m).is_ok());
+        // `https://h...` is stored with a `/` appended: within the bound as given, not stored.
+        let urls: Vec<String> = (0..16)
+            .map(|i| format!("https://h{i:04}{}", "a".repeat(4096 - 13)))
+            .collect();
+        assert_eq!(urls.iter().map(String::len).sum::<usize>(), 65_536);
+        assert!(with("net.fetch", urls).is_err());
+        // A stored lease is always valid input again.
+        let ok: Vec<String> = (0..16)
+            .map(|i| format!("https://h{i:04}{}", "a".repeat(4096 - 14)))
+            .collect();
+        let l = with("net.fetch", ok).unwrap();
+        assert_eq!(Lease::from_map(l.to_map()).unwrap(), l);
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub mod narrow;
 pub mod pattern;
 pub mod subset;
 
+#[cfg(test)]
+mod work_bounds;
+
 pub use budget::{
     BudgetEntry, Decimal, amount_from_f64, check_budget_remaining, format_amount, parse_amount,
     parse_budget_amount, parse_decimal, parse_remaining_amount, sum_budget_entries,

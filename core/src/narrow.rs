@@ -4,11 +4,11 @@
 use crate::budget::format_amount;
 use crate::error::Result;
 use crate::expiry::LeaseConstraints;
-use crate::lease::Lease;
+use crate::lease::{Lease, MAX_CAPABILITY_BYTES, MAX_PATTERNS_PER_CAPABILITY};
 use crate::pattern::Pattern;
-use crate::subset::{Inclusion, included};
+use crate::subset::{Inclusion, Parents, Work, included};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// One change narrowing made.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -37,6 +37,16 @@ pub struct Narrowed {
 /// replace it; partial overlaps are dropped; a capability left with no pattern stays as `[]`.
 /// Budgets keep every currency either side budgets, at the smaller amount where both do.
 pub fn narrow_lease(requested: &Lease, ceiling: &Lease) -> Result<Narrowed> {
+    narrow_within(requested, ceiling, &mut Work::new())
+}
+
+/// [`narrow_lease`] within `work` (SEMANTICS 9: one bound for the whole call; past it,
+/// inclusion is undecided, so a pattern is neither kept nor replaced but dropped).
+pub(crate) fn narrow_within(
+    requested: &Lease,
+    ceiling: &Lease,
+    work: &mut Work,
+) -> Result<Narrowed> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut reductions = Vec::new();
     let reduce =
@@ -55,27 +65,31 @@ pub fn narrow_lease(requested: &Lease, ceiling: &Lease) -> Result<Narrowed> {
             continue;
         };
         let ceiling_patterns: Vec<&Pattern> = ce.set.patterns().iter().collect();
-        let mut kept: Vec<String> = Vec::new();
+        let ceiling_union = Parents::new(ceiling_patterns.clone());
+        let mut kept = Kept::default();
         for p in entry.set.patterns() {
-            if included(p, &ceiling_patterns) == Inclusion::Included {
-                push_unique(&mut kept, p.as_str());
+            // Past the work bound nothing more is decided: the rest is dropped.
+            if !work.exhausted() && included(p, &ceiling_union, work) == Inclusion::Included {
+                kept.push(p.as_str());
                 continue;
             }
-            let inner: Vec<String> = ceiling_patterns
-                .iter()
-                .filter(|q| included(q, &[p]) == Inclusion::Included)
-                .map(|q| q.as_str().to_string())
-                .collect();
+            let just_p = Parents::new(vec![p]);
+            let mut inner: Vec<String> = Vec::new();
+            for q in &ceiling_patterns {
+                if work.exhausted() {
+                    break;
+                }
+                if included(q, &just_p, work) == Inclusion::Included && kept.push(q.as_str()) {
+                    inner.push(q.as_str().to_string());
+                }
+            }
             if inner.is_empty() {
                 reductions.push(reduce(cap, Some(p.as_str()), "pattern_dropped", Vec::new()));
             } else {
-                for q in &inner {
-                    push_unique(&mut kept, q);
-                }
                 reductions.push(reduce(cap, Some(p.as_str()), "pattern_replaced", inner));
             }
         }
-        out.insert(cap.to_string(), kept);
+        out.insert(cap.to_string(), kept.patterns);
     }
     if requested.has("cost.budget") || ceiling.has("cost.budget") {
         let mut budget = requested.budget().clone();
@@ -122,9 +136,30 @@ pub fn narrow_constraints(
     LeaseConstraints { expires_at }
 }
 
-fn push_unique(v: &mut Vec<String>, s: &str) {
-    if !v.iter().any(|x| x == s) {
-        v.push(s.to_string());
+/// The patterns an effective capability keeps, without repeats and within the lease bounds
+/// (SEMANTICS 2): a replacement that would exceed them is left out, which only narrows more.
+#[derive(Default)]
+struct Kept {
+    patterns: Vec<String>,
+    seen: HashSet<String>,
+    bytes: usize,
+}
+
+impl Kept {
+    /// Adds `p` unless it is there or would exceed the bounds; whether it is (now) kept.
+    fn push(&mut self, p: &str) -> bool {
+        if self.seen.contains(p) {
+            return true;
+        }
+        if self.patterns.len() >= MAX_PATTERNS_PER_CAPABILITY
+            || self.bytes + p.len() > MAX_CAPABILITY_BYTES
+        {
+            return false;
+        }
+        self.bytes += p.len();
+        self.seen.insert(p.to_string());
+        self.patterns.push(p.to_string());
+        true
     }
 }
 

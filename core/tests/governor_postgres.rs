@@ -105,6 +105,8 @@ fn state_survives_a_reopen_and_money_is_numeric() {
         .release(ReleaseRequest {
             lease_id: a.lease_id.clone(),
             actual_cost_cents: 77,
+            // Keyed, so the released lease is kept (for a replay) and its row can be read.
+            idempotency_key: "r1".into(),
             ..ReleaseRequest::default()
         })
         .unwrap();

@@ -132,10 +132,20 @@ fn two_engines_taking_turns_equal_one_engine() {
             );
             let (meta, rows) = changes(a, &batch);
             b.refresh(&meta, rows).unwrap();
-            assert!(
-                a.state() == b.state(),
-                "seed {seed} step {i}: images differ after refresh"
-            );
+            if a.state() != b.state() {
+                let (x, y) = (
+                    serde_json::to_value(a.state()).unwrap(),
+                    serde_json::to_value(b.state()).unwrap(),
+                );
+                let diff: Vec<String> = x
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .filter(|(k, v)| y.get(k.as_str()) != Some(v))
+                    .map(|(k, v)| format!("{k}: {v} vs {}", y[k.as_str()]))
+                    .collect();
+                panic!("seed {seed} step {i}: images differ after refresh: {diff:?}");
+            }
         }
         assert!(pair[0].state() == solo.state(), "seed {seed}: pair vs solo");
     }

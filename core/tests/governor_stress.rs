@@ -190,6 +190,7 @@ fn crash_child() {
                     g.release(ReleaseRequest {
                         lease_id: r.lease_id.clone(),
                         actual_cost_cents: actual,
+                        idempotency_key: format!("rel-{}", r.lease_id),
                         ..ReleaseRequest::default()
                     })
                     .unwrap();

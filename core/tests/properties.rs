@@ -165,3 +165,101 @@ proptest! {
         }
     }
 }
+
+/// A target built from `pattern`: each `**` and `*` filled from `fills` (a `*` fill loses its
+/// separators), then maybe one byte changed, so long patterns get both matches and near misses.
+fn instantiate(
+    pattern: &str,
+    fills: &[String],
+    slash_dot: bool,
+    mutate: Option<(usize, char)>,
+) -> String {
+    let is_sep = |c: char| c == '/' || (slash_dot && c == '.');
+    let mut out = String::new();
+    let mut k = 0;
+    let mut rest = pattern;
+    while let Some(c) = rest.chars().next() {
+        if let Some(r) = rest.strip_prefix("**") {
+            out.push_str(&fills[k % fills.len()]);
+            k += 1;
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix('*') {
+            out.extend(fills[k % fills.len()].chars().filter(|&c| !is_sep(c)));
+            k += 1;
+            rest = r;
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    if let Some((at, c)) = mutate
+        && !out.is_empty()
+    {
+        let i = at % out.len();
+        out.replace_range(i..i + 1, &c.to_string());
+    }
+    out
+}
+
+fn fills_strategy() -> impl Strategy<Value = Vec<String>> {
+    proptest::collection::vec(
+        proptest::collection::vec(
+            proptest::sample::select(&["a", "b", "/", ".", "x"][..]),
+            0..4,
+        )
+        .prop_map(|v| v.concat()),
+        1..6,
+    )
+}
+
+/// Patterns long enough to need several words of automaton state.
+fn long_pattern_strategy() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        proptest::sample::select(&["a", "b", "/", ".", "*", "**", "ab", "/**/"][..]),
+        30..140,
+    )
+    .prop_map(|v| v.concat())
+    .prop_filter("valid", |p| !p.contains("***"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn long_patterns_agree_with_regex_oracle(
+        p in long_pattern_strategy(),
+        fills in fills_strategy(),
+        mutate in proptest::option::of((0usize..1000, proptest::sample::select(vec!['a', 'b', '/', '.', 'z']))),
+        slash_dot in any::<bool>(),
+    ) {
+        let t = instantiate(&p, &fills, slash_dot, mutate);
+        prop_assume!(!t.is_empty());
+        let cap = if slash_dot { "tool.call" } else { "x-vendor.test.cap" };
+        let got = match_pattern(cap, &p, &t).unwrap();
+        prop_assert_eq!(got, oracle_match(&p, &t, slash_dot), "pattern {:?} target {:?}", p, t);
+    }
+
+    /// Many automaton patterns in one lease run in lockstep (`pattern::batch`); the answer must
+    /// be that of the patterns one by one.
+    #[test]
+    fn lease_of_many_patterns_agrees_with_the_oracle(
+        short in proptest::collection::vec(pattern_strategy(&["a", "b", "/", ".", "*", "**"]), 0..30),
+        long in proptest::collection::vec(long_pattern_strategy(), 0..6),
+        pick in any::<usize>(),
+        fills in fills_strategy(),
+        mutate in proptest::option::of((0usize..1000, proptest::sample::select(vec!['a', 'b', '/', '.', 'z']))),
+        slash_dot in any::<bool>(),
+    ) {
+        let mut patterns: Vec<String> = short.into_iter().chain(long).collect();
+        patterns.sort();
+        patterns.dedup();
+        prop_assume!(!patterns.is_empty());
+        let cap = if slash_dot { "tool.call" } else { "x-vendor.test.cap" };
+        let t = instantiate(&patterns[pick % patterns.len()], &fills, slash_dot, mutate);
+        prop_assume!(!t.is_empty());
+        let lease = Lease::from_value(&json!({ cap: patterns.clone() })).unwrap();
+        let guard = LeaseGuard::new(lease, LeaseConstraints::none(), std::sync::Arc::new(SystemClock));
+        let want = patterns.iter().any(|p| oracle_match(p, &t, slash_dot));
+        prop_assert_eq!(guard.authorize(cap, &t).is_ok(), want, "patterns {:?} target {:?}", patterns, t);
+    }
+}

@@ -1,7 +1,9 @@
 //! One module per `leasekit` command.
 
+pub mod audit;
 pub mod check;
 pub mod explain;
+pub mod govpolicy;
 pub mod inspect;
 pub mod lint;
 pub mod lock;

@@ -11,19 +11,33 @@ use crate::style::Style;
 
 /// Runs `policy`: exit 0 on allow, 1 on deny (including any parse or evaluation error).
 pub fn run(args: &PolicyArgs, style: &Style) -> Result<Report, Failure> {
-    let af = read_agentfile(&args.agentfile, args.compat)?;
+    let missing = |what: &str| Failure::usage(format!("policy: {what} is required"));
+    let agentfile = args
+        .agentfile
+        .as_deref()
+        .ok_or_else(|| missing("AGENTFILE"))?;
+    let principal = args
+        .principal
+        .as_deref()
+        .ok_or_else(|| missing("--principal"))?;
+    let action = args.action.as_deref().ok_or_else(|| missing("--action"))?;
+    let resource = args
+        .resource
+        .as_deref()
+        .ok_or_else(|| missing("--resource"))?;
+    let af = read_agentfile(agentfile, args.compat)?;
     let context: Value = match &args.context {
         None => Value::Null,
         Some(text) => serde_json::from_str(text)
             .map_err(|e| Failure::usage(format!("--context is not JSON: {e}")))?,
     };
-    let decision = evaluate_policy(&af, &args.principal, &args.action, &args.resource, &context);
+    let decision = evaluate_policy(&af, principal, action, resource, &context);
     let stdout = match args.format {
         Format::Json => super::pretty(&json!({
-            "agentfile": display_name(&args.agentfile),
-            "principal": args.principal,
-            "action": args.action,
-            "resource": args.resource,
+            "agentfile": display_name(agentfile),
+            "principal": principal,
+            "action": action,
+            "resource": resource,
             "context": context,
             "allowed": decision.allowed,
             "determining": decision.determining,

@@ -14,6 +14,8 @@
 
 mod bytes;
 mod path;
+#[cfg(test)]
+mod properties;
 mod url;
 
 pub(crate) use bytes::short_word;
@@ -25,6 +27,9 @@ use path::{canonical_path, is_short_canonical_path};
 use std::borrow::Cow;
 use url::{canonical_url, is_canonical_url};
 
+/// At most this many bytes (UTF-8) in one target (SEMANTICS 5).
+pub const MAX_TARGET_BYTES: usize = 16_384;
+
 /// Canonicalizes `target` for `capability`, or fails with `INVALID_REQUEST`.
 pub fn canonicalize_target(capability: &str, target: &str) -> Result<String> {
     canonicalize_for(CapabilityKind::of(capability)?, target).map(Cow::into_owned)
@@ -32,6 +37,12 @@ pub fn canonicalize_target(capability: &str, target: &str) -> Result<String> {
 
 /// Canonicalizes `target` for a capability kind (borrowing when nothing changes).
 pub(crate) fn canonicalize_for(kind: CapabilityKind, target: &str) -> Result<Cow<'_, str>> {
+    if target.len() > MAX_TARGET_BYTES {
+        return Err(Error::invalid(format!(
+            "target of {} bytes exceeds {MAX_TARGET_BYTES}",
+            target.len()
+        )));
+    }
     if kind == CapabilityKind::NetFetch && is_canonical_url(target) {
         return Ok(Cow::Borrowed(target)); // checks control characters itself
     }

@@ -13,12 +13,11 @@ use super::audit::{AuditVerification, verify_audit};
 use super::engine::{Engine, IdSource};
 use super::fleet::Fleet;
 use super::policy::{GovernorOptions, Policy};
-use super::store::{Batch, MemoryStore, SqliteStore, Store, Synchronous};
+use super::store::{MemoryStore, SqliteStore, Store, Synchronous};
 use super::wire::*;
 use crate::{Clock, Error, ErrorCode, SystemClock};
 
 struct CommitState {
-    pending: Batch,
     pending_count: u64,
     next_seq: u64,
     committed: u64,
@@ -124,7 +123,6 @@ impl Governor {
                 engine: Mutex::new(engine),
                 store,
                 commit: Mutex::new(CommitState {
-                    pending: Batch::default(),
                     pending_count: 0,
                     next_seq: 0,
                     committed: 0,
@@ -217,23 +215,19 @@ impl Governor {
         }
         eng.begin(s.store.audit_writable())?;
         let out = f(&mut eng);
-        let batch = eng.take_changes();
         if !s.group {
+            let batch = eng.take_changes();
             let r = s.store.commit(&batch);
             drop(eng);
             return r.and(out);
         }
+        // Durable store: the changes stay in the engine until a leader takes them for the next
+        // transaction (rows are serialized once per batch, not once per command).
         let seq = {
             let mut c = lock(&s.commit);
             c.next_seq += 1;
-            let seq = c.next_seq;
-            if c.poisoned {
-                c.failed.push((seq, seq, "an earlier commit failed".into()));
-            } else {
-                c.pending.merge(batch);
-                c.pending_count += 1;
-            }
-            seq
+            c.pending_count += 1;
+            c.next_seq
         };
         drop(eng);
         self.wait_commit(seq)?;
@@ -259,26 +253,41 @@ impl Governor {
                 if c.last_batch > 1 && !s.window.is_zero() {
                     drop(c);
                     std::thread::sleep(s.window);
-                    c = lock(&s.commit);
+                } else {
+                    drop(c);
                 }
-                let batch = std::mem::take(&mut c.pending);
-                c.last_batch = std::mem::take(&mut c.pending_count);
+                // Take the changes of every command so far (engine lock, then commit lock: the
+                // order commands use).
+                let mut eng = lock(&s.engine);
+                let batch = eng.take_changes();
+                c = lock(&s.commit);
                 let (lo, hi) = (c.committed + 1, c.next_seq);
+                c.last_batch = std::mem::take(&mut c.pending_count);
                 drop(c);
+                drop(eng);
                 let r = s.store.commit(&batch);
                 c = lock(&s.commit);
                 c.leader = false;
                 match r {
                     Ok(()) => c.committed = hi,
                     Err(e) => {
-                        // Everything enqueued so far was decided on uncommitted state: fail it
-                        // all and rebuild the engine from the store before the next command.
+                        // Everything answered since was decided on state that is not stored:
+                        // fail it all and rebuild the engine from the store.
+                        drop(c);
+                        let mut eng = lock(&s.engine);
+                        c = lock(&s.commit);
                         let upto = c.next_seq;
                         c.failed.push((lo, upto, e.message().to_string()));
-                        c.pending = Batch::default();
                         c.pending_count = 0;
-                        c.poisoned = true;
                         c.committed = upto;
+                        match (s.rebuild)() {
+                            Ok(mut fresh) => {
+                                let _ = fresh.take_changes();
+                                *eng = fresh;
+                            }
+                            Err(_) => c.poisoned = true,
+                        }
+                        drop(eng);
                     }
                 }
                 s.cv.notify_all();

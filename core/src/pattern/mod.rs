@@ -3,12 +3,14 @@
 //! `**` inside a segment matches anything. Patterns compile once into a [`Pattern`]; matching
 //! is linear in the target (a bit-set NFA, fast paths for common shapes).
 
-mod nfa;
+mod batch;
+pub(crate) mod nfa;
 pub(crate) mod set;
 
 use crate::canonical::{canonical_authority, canonicalize_for, has_control, split_scheme};
 use crate::capability::{CapabilityKind, Separators};
 use crate::error::{Error, Result};
+pub(crate) use batch::Batch;
 pub(crate) use nfa::{Elem, Nfa};
 
 /// At most this many bytes in one pattern.
@@ -85,6 +87,20 @@ impl Pattern {
     /// The stored (canonical) text.
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+
+    /// Whether matching runs the automaton (no fast-path shape applies).
+    pub(crate) fn is_general(&self) -> bool {
+        matches!(self.shape, Shape::General(_))
+    }
+
+    /// Words of automaton state a run of this pattern steps per byte (1 for the fast-path
+    /// shapes, which cost about that).
+    pub(crate) fn words(&self) -> usize {
+        match &self.shape {
+            Shape::General(n) => n.words(),
+            _ => 1,
+        }
     }
 
     /// Whether the pattern has no wildcard.
@@ -192,10 +208,20 @@ pub(crate) fn stored_form(kind: CapabilityKind, pattern: &str) -> Result<String>
         {
             Err(bad("a path pattern must start with '/' or '*'"))
         }
-        CapabilityKind::NetFetch => Ok(url_pattern(pattern).map_err(|e| {
-            Error::invalid(format!("invalid pattern {pattern:?}: {}", e.message()))
-                .with_detail("pattern", pattern)
-        })?),
+        CapabilityKind::NetFetch => {
+            let stored = url_pattern(pattern).map_err(|e| {
+                Error::invalid(format!("invalid pattern {pattern:?}: {}", e.message()))
+                    .with_detail("pattern", pattern)
+            })?;
+            // Stored with a `/` appended, a pattern of 4096 bytes would not be valid input.
+            if stored.len() > MAX_PATTERN_BYTES {
+                return Err(Error::invalid(format!(
+                    "pattern stored as {} bytes (a '/' is appended to an empty path) exceeds {MAX_PATTERN_BYTES}",
+                    stored.len()
+                )));
+            }
+            Ok(stored)
+        }
         _ => Ok(pattern.to_string()),
     }
 }

@@ -3,13 +3,17 @@
 //! trie keyed by their literal prefix, so only patterns whose prefix starts the target are
 //! tried. Cost grows with the target's length, not with the number of patterns.
 
-use super::Pattern;
+use super::{Batch, Pattern, elements};
 use crate::canonical::short_word;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
 /// Up to this many patterns a linear scan (each a prefix compare first) beats the index.
 const LINEAR_LIMIT: usize = 16;
+
+/// From this many candidates that need an automaton run, they run in lockstep (`Batch`).
+const BATCH_MIN: usize = 4;
 
 /// The compiled pattern list of one capability.
 #[derive(Clone, Debug, Default)]
@@ -19,6 +23,10 @@ pub(crate) struct PatternSet {
     /// scan reads one small array instead of chasing every pattern's text.
     heads: Vec<Head>,
     index: Option<Index>,
+    /// The automata of the patterns that need one, side by side; built on first need.
+    batch: OnceLock<Batch>,
+    /// For each pattern, its index in the batch (`u32::MAX` for a fast-path shape).
+    batch_slot: Vec<u32>,
 }
 
 /// The first (up to) 8 bytes of a pattern's literal prefix, as a little-endian word, and the
@@ -73,10 +81,24 @@ impl PatternSet {
             None => patterns.iter().map(Head::of).collect(),
             Some(_) => Vec::new(),
         };
+        let mut general = 0u32;
+        let batch_slot = patterns
+            .iter()
+            .map(|p| {
+                if p.is_general() {
+                    general += 1;
+                    general - 1
+                } else {
+                    u32::MAX
+                }
+            })
+            .collect();
         PatternSet {
             patterns,
             heads,
             index,
+            batch: OnceLock::new(),
+            batch_slot,
         }
     }
 
@@ -87,16 +109,73 @@ impl PatternSet {
     /// Whether some pattern matches the canonical target.
     #[inline]
     pub(crate) fn matches(&self, target: &str) -> bool {
-        match &self.index {
+        let mut general = Candidates::default();
+        let hit = match &self.index {
             None => {
                 let head = leading_word(target.as_bytes());
                 self.heads
                     .iter()
                     .zip(&self.patterns)
-                    .any(|(h, p)| (head ^ h.word) & h.mask == 0 && p.matches(target))
+                    .enumerate()
+                    .any(|(i, (h, p))| {
+                        (head ^ h.word) & h.mask == 0
+                            && self.try_pattern(i, p, target, &mut general)
+                    })
             }
-            Some(ix) => ix.matches(&self.patterns, target),
+            Some(ix) => ix.matches(self, target, &mut general),
+        };
+        hit || (!general.slots.is_empty() && self.run_general(&general, target))
+    }
+
+    /// Matches a candidate whose literal head fits, or keeps it for the automaton run when it
+    /// needs one.
+    #[inline]
+    fn try_pattern(&self, i: usize, p: &Pattern, target: &str, general: &mut Candidates) -> bool {
+        if p.is_general() {
+            if target.as_bytes().starts_with(p.prefix()) {
+                general.push(self.batch_slot[i] as usize, i);
+            }
+            false
+        } else {
+            p.matches(target)
         }
+    }
+
+    /// Runs the automata of the kept candidates: one by one when they are few, else in
+    /// lockstep.
+    #[cold]
+    fn run_general(&self, general: &Candidates, target: &str) -> bool {
+        if general.slots.len() < BATCH_MIN {
+            return general
+                .patterns
+                .iter()
+                .any(|&i| self.patterns[i].matches(target));
+        }
+        let batch = self.batch.get_or_init(|| {
+            let elems: Vec<_> = self
+                .patterns
+                .iter()
+                .filter(|p| p.is_general())
+                .map(|p| elements(p.as_str().as_bytes(), p.seps))
+                .collect();
+            Batch::new(&elems, self.patterns[general.patterns[0]].seps)
+        });
+        batch.matches_any(&general.slots, target.as_bytes())
+    }
+}
+
+/// The candidates kept for an automaton run: slots in the batch and pattern indexes.
+#[derive(Default)]
+struct Candidates {
+    slots: Vec<usize>,
+    patterns: Vec<usize>,
+}
+
+impl Candidates {
+    #[inline]
+    fn push(&mut self, slot: usize, pattern: usize) {
+        self.slots.push(slot);
+        self.patterns.push(pattern);
     }
 }
 
@@ -156,7 +235,7 @@ impl Index {
         id as u32
     }
 
-    fn matches(&self, patterns: &[Pattern], target: &str) -> bool {
+    fn matches(&self, set: &PatternSet, target: &str, general: &mut Candidates) -> bool {
         if self.literals.contains(target) {
             return true;
         }
@@ -165,10 +244,10 @@ impl Index {
         let mut depth = 0;
         loop {
             let n = &self.nodes[node];
-            if n.patterns
-                .iter()
-                .any(|&i| patterns[i as usize].matches(target))
-            {
+            if n.patterns.iter().any(|&i| {
+                let i = i as usize;
+                set.try_pattern(i, &set.patterns[i], target, general)
+            }) {
                 return true;
             }
             let Some(&b) = bytes.get(depth) else {

@@ -8,7 +8,7 @@ fn inc(kind: K, child: &str, parents: &[&str]) -> Inclusion {
         .map(|p| Pattern::compile(kind, p).unwrap())
         .collect();
     let refs: Vec<&Pattern> = ps.iter().collect();
-    included(&c, &refs)
+    included(&c, &Parents::new(refs), &mut Work::new())
 }
 
 fn yes(kind: K, child: &str, parents: &[&str]) -> bool {

@@ -1,4 +1,4 @@
-//! Conformance ops `governor` and `frame_decode` (API.md "Governor conformance vectors").
+//! Conformance ops `governor` and `frame_decode` (docs/api.md, "Governor conformance vectors").
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -39,6 +39,7 @@ fn postgres_store(url: &str, fresh: bool) -> Result<Arc<dyn Store>, String> {
                IF to_regclass('leasekit.meta') IS NOT NULL THEN
                  DELETE FROM leasekit.leases; DELETE FROM leasekit.approvals;
                  DELETE FROM leasekit.idem; DELETE FROM leasekit.audit;
+                 DELETE FROM leasekit.rate;
                  UPDATE leasekit.meta SET ver = 0, purged_ver = 0, body = NULL, audit_count = 0,
                    audit_head = repeat('0', 64), budget_day = NULL, budget_used_cents = NULL,
                    in_flight = NULL;

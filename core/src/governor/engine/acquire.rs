@@ -651,17 +651,11 @@ impl Engine {
             let Some(limit) = limit.as_ref().and_then(|l| l.for_id(id)) else {
                 continue;
             };
-            let mut events = self
-                .st
-                .meta
-                .rate
-                .iter()
-                .filter(live)
-                .filter(|e| match pick {
-                    0 => e.org == req.org_id,
-                    1 => e.ws == req.workspace_id,
-                    _ => e.actor == req.actor_id,
-                });
+            let mut events = self.st.rate.iter().filter(live).filter(|e| match pick {
+                0 => e.org == req.org_id,
+                1 => e.ws == req.workspace_id,
+                _ => e.actor == req.actor_id,
+            });
             let oldest = events.clone().next().map(|e| e.at);
             if events.by_ref().count() as u64 + 1 > limit {
                 let retry = oldest.map_or(1000, |t| ((t + window - now).max(0) as u64).max(200));
@@ -694,15 +688,12 @@ impl Engine {
         }
         // 14. Rate.
         let cost = u64::from(req.estimated_prompt_tokens) + u64::from(req.max_output_tokens);
-        let (count, tokens, oldest) = self
-            .st
-            .meta
-            .rate
-            .iter()
-            .filter(live)
-            .fold((0u64, 0u64, None), |(c, t, o), e| {
-                (c + 1, t + e.tokens, o.or(Some(e.at)))
-            });
+        // begin() pruned the window: every event left is live.
+        let (count, tokens, oldest) = (
+            self.st.rate.len() as u64,
+            self.rate_tokens,
+            self.st.rate.front().map(|e| e.at),
+        );
         if count + 1 > s.max_requests_per_minute || tokens + cost > s.max_tokens_per_minute {
             let retry = oldest.map_or(1000, |t| ((t + window - now).max(0) as u64).max(200));
             return Err(deny(
@@ -967,24 +958,19 @@ impl Engine {
             .actor_in_flight
             .entry(req.actor_id.clone())
             .or_insert(0) += 1;
-        let window = self.settings.rate_window_ms as i64;
-        while self
-            .st
-            .meta
-            .rate
-            .front()
-            .is_some_and(|e| now - e.at >= window)
-        {
-            self.st.meta.rate.pop_front();
-        }
-        self.st.meta.rate.push_back(RateEvent {
+        let event = RateEvent {
             at: now,
             tokens: u64::from(req.estimated_prompt_tokens) + u64::from(req.max_output_tokens),
             org: req.org_id.clone(),
             ws: req.workspace_id.clone(),
             actor: req.actor_id.clone(),
             lease: id.clone(),
-        });
+        };
+        self.rate_tokens += event.tokens;
+        self.touch_rate(&event);
+        // Keep the window ordered even if the clock stepped back.
+        let at = self.st.rate.partition_point(|e| e.at <= now);
+        self.st.rate.insert(at, event);
         let mut chain = Vec::new();
         for aid in [plan.approval.as_ref(), plan.breaker_approval.as_ref()]
             .into_iter()
@@ -1067,6 +1053,7 @@ impl Engine {
         if let Some(p) = token_prefix {
             a.s("approvalTokenSha256Prefix", &p);
         }
+        self.expiry.insert((rec.expires_at, id.clone()));
         self.st.leases.insert(id.clone(), rec);
         self.touch_lease(&id);
         self.audit(a);

@@ -14,6 +14,7 @@ mod sweep;
 mod tools;
 
 use std::collections::BTreeSet;
+
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -54,8 +55,16 @@ pub struct Engine {
     dirty_leases: BTreeSet<String>,
     dirty_approvals: BTreeSet<String>,
     dirty_idem: BTreeSet<String>,
+    dirty_rate: BTreeSet<String>,
+    dirty_rate_keys: BTreeSet<String>,
     dirty_meta: bool,
     audit_lines: Vec<String>,
+    /// Live leases by expiry (derived, rebuilt at open).
+    pub(crate) expiry: BTreeSet<(i64, String)>,
+    /// Expired or released records by the time they may be forgotten (derived).
+    pub(crate) retention: BTreeSet<(i64, String)>,
+    /// Sum of the tokens in the rate window (derived).
+    pub(crate) rate_tokens: u64,
 }
 
 impl std::fmt::Debug for Engine {
@@ -126,7 +135,7 @@ impl Engine {
             Policy::with_hash(active.content.clone(), active.hash.clone())?
         };
         let settings = Settings::resolve(&policy.doc().limits, &options.limits);
-        Ok(Engine {
+        let mut e = Engine {
             st,
             policy,
             settings,
@@ -140,9 +149,16 @@ impl Engine {
             dirty_leases: BTreeSet::new(),
             dirty_approvals: BTreeSet::new(),
             dirty_idem: BTreeSet::new(),
+            dirty_rate: BTreeSet::new(),
+            dirty_rate_keys: BTreeSet::new(),
             dirty_meta: fresh,
             audit_lines: Vec::new(),
-        })
+            expiry: BTreeSet::new(),
+            retention: BTreeSet::new(),
+            rate_tokens: 0,
+        };
+        e.rebuild_indexes();
+        Ok(e)
     }
 
     /// The state (for tests and invariants).
@@ -176,6 +192,7 @@ impl Engine {
             self.st.meta.pools.budget_used = 0;
             self.dirty_meta = true;
         }
+        self.prune_rate();
         self.sweep(restart);
         Ok(())
     }
@@ -190,6 +207,8 @@ impl Engine {
             self.dirty_leases.clear();
             self.dirty_approvals.clear();
             self.dirty_idem.clear();
+            self.dirty_rate.clear();
+            self.dirty_rate_keys.clear();
             self.dirty_meta = false;
             return b;
         }
@@ -204,6 +223,15 @@ impl Engine {
         for id in std::mem::take(&mut self.dirty_idem) {
             let body = self.st.idem.get(&id).map(|r| to_json(r));
             b.rows.insert((Table::Idem, id), body);
+        }
+        self.dirty_rate.clear();
+        for key in std::mem::take(&mut self.dirty_rate_keys) {
+            let body = key
+                .split_once('|')
+                .and_then(|(at, lease)| Some((at.parse::<i64>().ok()?, lease)))
+                .and_then(|(at, lease)| self.find_rate(at, lease))
+                .map(|i| to_json(&self.st.rate[i]));
+            b.rows.insert((Table::Rate, key), body);
         }
         if std::mem::take(&mut self.dirty_meta) {
             b.meta = Some(to_json(&self.st.meta));
@@ -230,6 +258,39 @@ impl Engine {
             self.dirty_idem.insert(key.to_string());
         }
         self.dirty_meta = true;
+    }
+
+    /// Marks a rate event's row (by its key and lease) changed.
+    pub(crate) fn touch_rate(&mut self, e: &state::RateEvent) {
+        if self.track_rows {
+            self.dirty_rate.insert(e.lease.clone());
+            self.dirty_rate_keys.insert(e.key());
+        }
+    }
+
+    /// The index of the rate event of `lease` admitted at `at`.
+    pub(crate) fn find_rate(&self, at: i64, lease: &str) -> Option<usize> {
+        let start = self.st.rate.partition_point(|e| e.at < at);
+        (start..self.st.rate.len())
+            .take_while(|i| self.st.rate[*i].at == at)
+            .find(|i| self.st.rate[*i].lease == lease)
+    }
+
+    /// Drops events that left the rate window.
+    pub(crate) fn prune_rate(&mut self) {
+        let window = self.settings.rate_window_ms as i64;
+        while self
+            .st
+            .rate
+            .front()
+            .is_some_and(|e| self.now - e.at >= window)
+        {
+            let e = self.st.rate.pop_front().expect("front exists");
+            self.rate_tokens = self.rate_tokens.saturating_sub(e.tokens);
+            if self.track_rows {
+                self.dirty_rate_keys.insert(e.key());
+            }
+        }
     }
 
     pub(crate) fn touch_meta(&mut self) {
@@ -379,6 +440,10 @@ pub(crate) fn restore(s: &Snapshot) -> crate::Result<State> {
                     id.clone(),
                     serde_json::from_str(body).map_err(|e| bad("idem", e))?,
                 );
+            }
+            Table::Rate => {
+                st.rate
+                    .push_back(serde_json::from_str(body).map_err(|e| bad("rate event", e))?);
             }
         }
     }

@@ -70,6 +70,7 @@ impl Engine {
             format!("ws:{}", l.request.workspace_id),
             format!("actor:{}", l.request.actor_id),
         ];
+        let (expires_at, old_retain) = (l.expires_at, l.retain_until);
         l.status = LeaseStatus::Released;
         l.subs.clear();
         l.retain_until = now + retention;
@@ -93,8 +94,13 @@ impl Engine {
         }
         let actual_tokens =
             u64::from(req.actual_prompt_tokens) + u64::from(req.actual_output_tokens);
-        if let Some(e) = self.st.meta.rate.iter_mut().find(|e| e.lease == id) {
+        let acquired_at = self.st.leases[&id].acquired_at;
+        if let Some(i) = self.find_rate(acquired_at, &id) {
+            let e = &mut self.st.rate[i];
+            self.rate_tokens = self.rate_tokens - e.tokens + actual_tokens;
             e.tokens = actual_tokens;
+            let e = e.clone();
+            self.touch_rate(&e);
         }
         let classification = if status == LeaseStatus::Expired {
             ReleaseClassification::LeaseExpired
@@ -147,9 +153,21 @@ impl Engine {
             self.start_clamp(&actor, "spend_spike");
             self.start_cooldown(&actor, "spend_spike");
         }
+        if status == LeaseStatus::Live {
+            self.expiry.remove(&(expires_at, id.clone()));
+        } else {
+            self.retention.remove(&(old_retain, id.clone()));
+        }
         let l = self.st.leases.get_mut(&id).expect("checked");
         l.release = Some((req.idempotency_key.clone(), response.clone()));
         l.settled = Some(req.actual_cost_cents);
+        if req.idempotency_key.is_empty() {
+            // Nothing can replay a keyless release: the record goes (a later release of the
+            // id answers leaseNotFound either way).
+            self.st.leases.remove(&id);
+        } else {
+            self.retention.insert((l.retain_until, id.clone()));
+        }
         self.touch_lease(&id);
         Ok(response)
     }

@@ -10,14 +10,7 @@ use crate::governor::wire::{
 
 impl Engine {
     fn rate_utilization(&self) -> f64 {
-        let window = self.settings.rate_window_ms as i64;
-        let (n, t) = self
-            .st
-            .meta
-            .rate
-            .iter()
-            .filter(|e| self.now - e.at < window)
-            .fold((0u64, 0u64), |(n, t), e| (n + 1, t + e.tokens));
+        let (n, t) = (self.st.rate.len() as u64, self.rate_tokens);
         let r = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         r(n, self.settings.max_requests_per_minute).max(r(t, self.settings.max_tokens_per_minute))
     }

@@ -281,8 +281,6 @@ pub struct Meta {
     pub scoped: BTreeMap<String, DayCounter>,
     /// Per-actor in-flight.
     pub actor_in_flight: BTreeMap<String, u64>,
-    /// Rate window.
-    pub rate: VecDeque<RateEvent>,
     /// Tool-call rate windows by lower-cased tool id.
     pub tool_rate: BTreeMap<String, VecDeque<i64>>,
     /// Safety.
@@ -308,4 +306,13 @@ pub struct State {
     pub approvals: BTreeMap<String, ApprovalRec>,
     /// Idempotency records by scoped key.
     pub idem: BTreeMap<String, IdemRec>,
+    /// The rate window, oldest first (one row per event).
+    pub rate: VecDeque<RateEvent>,
+}
+
+impl RateEvent {
+    /// The row key: time then lease (sorts in window order).
+    pub fn key(&self) -> String {
+        format!("{:020}|{}", self.at.max(0), self.lease)
+    }
 }

@@ -11,26 +11,27 @@ use crate::governor::wire::ApprovalDecisionStatus;
 impl Engine {
     pub(crate) fn sweep(&mut self, restart: bool) {
         let now = self.now;
-        let expired: Vec<String> = self
-            .st
-            .leases
-            .values()
-            .filter(|l| l.status == LeaseStatus::Live && now >= l.expires_at)
-            .map(|l| l.id.clone())
-            .collect();
-        for id in expired {
+        while let Some((at, _)) = self.expiry.first() {
+            if *at > now {
+                break;
+            }
+            let (_, id) = self.expiry.pop_first().expect("first exists");
             self.expire_lease(&id, restart);
         }
-        let forget: Vec<String> = self
-            .st
-            .leases
-            .values()
-            .filter(|l| l.status != LeaseStatus::Live && now >= l.retain_until)
-            .map(|l| l.id.clone())
-            .collect();
-        for id in forget {
-            self.st.leases.remove(&id);
-            self.touch_lease(&id);
+        while let Some((at, _)) = self.retention.first() {
+            if *at > now {
+                break;
+            }
+            let (_, id) = self.retention.pop_first().expect("first exists");
+            if self
+                .st
+                .leases
+                .get(&id)
+                .is_some_and(|l| l.status != LeaseStatus::Live)
+            {
+                self.st.leases.remove(&id);
+                self.touch_lease(&id);
+            }
         }
         let retention = self.settings.idempotency_retention_ms as i64;
         while let Some((at, _)) = self.st.meta.idem_order.front() {
@@ -74,6 +75,7 @@ impl Engine {
         l.status = LeaseStatus::Expired;
         l.subs.clear();
         l.retain_until = now + retention;
+        self.retention.insert((l.retain_until, l.id.clone()));
         let (compute, actor) = (l.compute, l.request.actor_id.clone());
         let mut rec = self.record(if restart {
             "lease_expired_by_restart"

@@ -50,6 +50,8 @@ pub enum Table {
     Approval,
     /// Idempotency records.
     Idem,
+    /// Rate-window events.
+    Rate,
 }
 
 /// The changes of one or more commands, committed together.

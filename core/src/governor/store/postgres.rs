@@ -106,12 +106,16 @@ const LOCK_SQL: &str = "SELECT ver, purged_ver, audit_count, audit_head, body IS
 const CHANGES_SQL: &str = "
     SELECT 0::int2, id, body FROM leasekit.leases WHERE ver > $1
     UNION ALL SELECT 1::int2, id, body FROM leasekit.approvals WHERE ver > $1
-    UNION ALL SELECT 2::int2, key, body FROM leasekit.idem WHERE ver > $1";
+    UNION ALL SELECT 2::int2, key, body FROM leasekit.idem WHERE ver > $1
+    UNION ALL SELECT 3::int2, key, body FROM leasekit.rate WHERE ver > $1
+    ORDER BY 1, 2";
 
 const ALL_ROWS_SQL: &str = "
     SELECT 0::int2, id, body FROM leasekit.leases WHERE body IS NOT NULL
     UNION ALL SELECT 1::int2, id, body FROM leasekit.approvals WHERE body IS NOT NULL
-    UNION ALL SELECT 2::int2, key, body FROM leasekit.idem WHERE body IS NOT NULL";
+    UNION ALL SELECT 2::int2, key, body FROM leasekit.idem WHERE body IS NOT NULL
+    UNION ALL SELECT 3::int2, key, body FROM leasekit.rate WHERE body IS NOT NULL
+    ORDER BY 1, 2";
 
 const WRITE_SQL: &str = "
 WITH l AS (
@@ -136,6 +140,11 @@ WITH l AS (
     SELECT u.key, $1::int8, u.body FROM unnest($11::text[], $12::text[]) AS u(key, body)
     ON CONFLICT (key) DO UPDATE SET ver = excluded.ver, body = excluded.body
     RETURNING 1
+), r AS (
+    INSERT INTO leasekit.rate AS t (key, ver, body)
+    SELECT u.key, $1::int8, u.body FROM unnest($22::text[], $23::text[]) AS u(key, body)
+    ON CONFLICT (key) DO UPDATE SET ver = excluded.ver, body = excluded.body
+    RETURNING 1
 ), au AS (
     INSERT INTO leasekit.audit (line, body)
     SELECT * FROM unnest($13::int8[], $14::text[])
@@ -151,7 +160,7 @@ WITH l AS (
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM l), (SELECT count(*) FROM a), (SELECT count(*) FROM i),
-       (SELECT count(*) FROM au), (SELECT count(*) FROM m)";
+       (SELECT count(*) FROM au), (SELECT count(*) FROM m), (SELECT count(*) FROM r)";
 
 #[derive(Deserialize)]
 struct LeaseMirror {
@@ -188,6 +197,7 @@ fn table_of(n: i16) -> crate::Result<Table> {
         0 => Ok(Table::Lease),
         1 => Ok(Table::Approval),
         2 => Ok(Table::Idem),
+        3 => Ok(Table::Rate),
         _ => Err(Error::new(ErrorCode::InternalError, "unknown row table")),
     }
 }
@@ -398,7 +408,8 @@ impl PostgresStore {
         let mut l_actor: Vec<Option<String>> = Vec::new();
         let (mut a_id, mut a_body) = (Vec::new(), Vec::<Option<&str>>::new());
         let (mut i_key, mut i_body) = (Vec::new(), Vec::<Option<&str>>::new());
-        let mut idem_live = 0i64;
+        let (mut r_key, mut r_body) = (Vec::new(), Vec::<Option<&str>>::new());
+        let mut idem_rows = 0i64;
         for ((t, id), body) in &batch.rows {
             match t {
                 Table::Lease => {
@@ -434,7 +445,11 @@ impl PostgresStore {
                 Table::Idem => {
                     i_key.push(id.as_str());
                     i_body.push(body.as_deref());
-                    idem_live += 1;
+                    idem_rows += 1;
+                }
+                Table::Rate => {
+                    r_key.push(id.as_str());
+                    r_body.push(body.as_deref());
                 }
             }
         }
@@ -491,15 +506,25 @@ impl PostgresStore {
                     &budget_used,
                     &in_flight,
                     &purge,
+                    &r_key,
+                    &r_body,
                 ],
             )
             .map_err(pg_err)?;
-        let counts: [i64; 5] = [row.get(0), row.get(1), row.get(2), row.get(3), row.get(4)];
+        let counts: [i64; 6] = [
+            row.get(0),
+            row.get(1),
+            row.get(2),
+            row.get(3),
+            row.get(4),
+            row.get(5),
+        ];
         if counts[0] != l_id.len() as i64
-            || counts[2] != idem_live
+            || counts[2] != idem_rows
             || counts[1] != a_id.len() as i64
             || counts[3] != lines.len() as i64
             || counts[4] != 1
+            || counts[5] != r_key.len() as i64
         {
             return Err(internal("store write incomplete: refused"));
         }
@@ -507,7 +532,8 @@ impl PostgresStore {
             tx.batch_execute(&format!(
                 "DELETE FROM leasekit.leases WHERE body IS NULL AND ver <= {p};
                  DELETE FROM leasekit.approvals WHERE body IS NULL AND ver <= {p};
-                 DELETE FROM leasekit.idem WHERE body IS NULL AND ver <= {p};"
+                 DELETE FROM leasekit.idem WHERE body IS NULL AND ver <= {p};
+                 DELETE FROM leasekit.rate WHERE body IS NULL AND ver <= {p};"
             ))
             .map_err(pg_err)?;
         }

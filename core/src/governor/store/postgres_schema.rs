@@ -17,7 +17,7 @@ pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[(1, "governor state", V1)]
 
 /// Version 1: the meta row (pools, counters, policy, the audit chain head: one row, so the
 /// chain stays linear across governors), leases, approvals, idempotency records (one row per
-/// scoped key: the primary key is the unique constraint), the audit lines. Every row carries
+/// scoped key: the primary key is the unique constraint), rate-window events, the audit lines. Every row carries
 /// the version (`ver`) of the transaction that last wrote it, so a governor fetches only what
 /// changed since it last looked; a deleted row stays as a tombstone (`body` NULL) until a
 /// purge that every governor either has seen or detects (`purged_ver`). Money mirrors
@@ -59,6 +59,12 @@ CREATE TABLE leasekit.idem (
     body text
 );
 CREATE INDEX idem_ver ON leasekit.idem (ver);
+CREATE TABLE leasekit.rate (
+    key text PRIMARY KEY,
+    ver bigint NOT NULL,
+    body text
+);
+CREATE INDEX rate_ver ON leasekit.rate (ver);
 CREATE TABLE leasekit.audit (
     line bigint PRIMARY KEY CHECK (line >= 1),
     body text NOT NULL

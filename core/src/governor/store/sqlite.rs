@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), body TEX
 CREATE TABLE IF NOT EXISTS leases (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS idem (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rate (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS audit (line INTEGER PRIMARY KEY, body TEXT NOT NULL);
 ";
 
@@ -74,6 +75,7 @@ impl SqliteStore {
             Table::Lease => "leases",
             Table::Approval => "approvals",
             Table::Idem => "idem",
+            Table::Rate => "rate",
         }
     }
 }
@@ -91,7 +93,7 @@ impl Store for SqliteStore {
             .map_err(db_err)?;
         let Some(meta) = meta else { return Ok(None) };
         let mut rows = Vec::new();
-        for t in [Table::Lease, Table::Approval, Table::Idem] {
+        for t in [Table::Lease, Table::Approval, Table::Idem, Table::Rate] {
             let mut st = conn
                 .prepare(&format!(
                     "SELECT id, body FROM {} ORDER BY id",

@@ -1,0 +1,65 @@
+//! The work bound of one subset or narrowing call (SEMANTICS 9): any call on leases within
+//! SEMANTICS 2's bounds must answer within 100 ms on one core, and what cannot be decided
+//! within the bound is "not a subset" (narrowing drops the pattern).
+//!
+//! Work is counted in units of about one 64-bit word operation of an automaton step (one
+//! word of state stepped on one byte, hashed or stored), charged before it is done, for
+//! every inclusion decision of the call together.
+
+/// The work units one subset or narrowing call may spend (see `docs/performance.md` for the
+/// worst cases measured against it).
+pub const MAX_WORK_UNITS: u64 = 12_000_000;
+
+/// Stored product-state words one inclusion decision may hold (32 MiB).
+pub(crate) const MAX_STORED_WORDS: u64 = 1 << 22;
+
+/// The work budget of one call.
+#[derive(Debug)]
+pub(crate) struct Work {
+    left: u64,
+    #[cfg(test)]
+    limit: u64,
+}
+
+impl Work {
+    /// A budget of [`MAX_WORK_UNITS`].
+    pub(crate) fn new() -> Work {
+        Work::with_limit(MAX_WORK_UNITS)
+    }
+
+    /// A budget of `limit` units.
+    pub(crate) fn with_limit(limit: u64) -> Work {
+        Work {
+            left: limit,
+            #[cfg(test)]
+            limit,
+        }
+    }
+
+    /// Takes `units` from the budget; `false` (and an empty budget) when they are not there.
+    #[inline]
+    #[must_use]
+    pub(crate) fn charge(&mut self, units: u64) -> bool {
+        match self.left.checked_sub(units) {
+            Some(left) => {
+                self.left = left;
+                true
+            }
+            None => {
+                self.left = 0;
+                false
+            }
+        }
+    }
+
+    /// Whether the budget is spent.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.left == 0
+    }
+
+    /// Units spent so far.
+    #[cfg(test)]
+    pub(crate) fn used(&self) -> u64 {
+        self.limit - self.left
+    }
+}
