@@ -58,9 +58,12 @@ bench:
 bench-governor:
 	CARGO_BUILD_JOBS=2 cargo bench -p leasekit --bench governor
 
-# Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs.
+# Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs; fleets of 2 and 4
+# governor processes on one PostgreSQL with 20 000 acquire/release pairs each.
 soak:
 	LEASEKIT_CRASH_REPS=500 cargo test -p leasekit --release --test governor_stress crash_kill_restart_loses_nothing -- --nocapture
+	bash scripts/ensure-postgres.sh
+	LEASEKIT_FLEET_PAIRS=20000 cargo test -p leasekit --release --features postgres --test governor_fleet fleet_of -- --nocapture --test-threads=1
 
 fuzz:
 	bash scripts/fuzz.sh
