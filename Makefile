@@ -58,6 +58,12 @@ bench:
 bench-governor:
 	CARGO_BUILD_JOBS=2 cargo bench -p leasekit --bench governor
 
+# Fleet throughput on a throwaway PostgreSQL: pairs/s with 1, 2, 4 governors and 64 clients on
+# one hot budget, beside pgbench on the single-row script. Figures go to docs/performance.md.
+bench-fleet:
+	bash scripts/ensure-postgres.sh
+	CARGO_BUILD_JOBS=2 cargo bench -p leasekit --features postgres --bench fleet
+
 # Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs; fleets of 2 and 4
 # governor processes on one PostgreSQL with 20 000 acquire/release pairs each.
 soak:
