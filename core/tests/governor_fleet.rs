@@ -107,7 +107,14 @@ fn fleet_child() {
         cfg["budget"].as_u64().unwrap(),
         cfg["capacity"].as_u64().unwrap(),
     );
-    let g = Governor::open(&url, policy, GovernorOptions::default()).expect("child governor");
+    // Bounded retries: on a loaded machine the database may already be restarting (faults).
+    let g = (0..100)
+        .find_map(|_| {
+            Governor::open(&url, policy.clone(), GovernorOptions::default())
+                .map_err(|_| std::thread::sleep(Duration::from_millis(200)))
+                .ok()
+        })
+        .expect("child governor");
     let start = cfg["start"].as_u64().unwrap();
     std::thread::sleep(Duration::from_millis(start.saturating_sub(now_ms())));
     // The same keys sent to every governor at the same moment.
