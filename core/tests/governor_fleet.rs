@@ -466,7 +466,9 @@ fn run_fleet(govs: usize) {
     let budget = (pairs as u64 * 57 / 10) / 2;
     let capacity = 40;
     let sampler = sample(&url);
-    let mut fleet = spawn_fleet(&url, govs, per_client, budget, capacity, 10, None, "load");
+    // One log directory per test (the tests of this binary run at the same time).
+    let tag = format!("load{govs}");
+    let mut fleet = spawn_fleet(&url, govs, per_client, budget, capacity, 10, None, &tag);
     wait_all(&mut fleet, Duration::from_secs(900));
     for c in &mut fleet.children {
         assert!(c.wait().unwrap().success(), "a governor process failed");
