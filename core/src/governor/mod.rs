@@ -34,6 +34,7 @@ pub mod client;
 mod embedded;
 pub mod engine;
 pub mod open;
+mod fleet;
 pub mod policy;
 pub mod store;
 pub mod wire;
@@ -44,4 +45,6 @@ pub use embedded::Governor;
 pub use engine::{Engine, IdSource};
 pub use open::{EmbeddedGovernor, StoreSpec};
 pub use policy::{GovernorOptions, Policy};
+#[cfg(feature = "postgres")]
+pub use store::PostgresStore;
 pub use store::{MemoryStore, SqliteStore, Store, Synchronous};
