@@ -217,7 +217,7 @@ fn urls_are_checked_without_echoing_secrets_and_blind_writes_are_refused() {
     let url = pg.fresh_db("blind");
     let store = PostgresStore::open(&url).unwrap();
     assert!(store.shared());
-    assert!(store.commit(&Batch::default()).is_err());
+    assert!(store.commit(Batch::default()).is_err());
     assert!(!store.path().contains("s3cret"));
     assert!(
         store.path().starts_with("postgres://postgres@"),
