@@ -12,7 +12,7 @@
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test conformance vectors-check bench bench-governor soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test conformance conformance-rust-postgres vectors-check bench bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -41,6 +41,11 @@ conformance-node:
 conformance-jvm:
 	bash scripts/conformance-jvm.sh
 
+# The Rust runner with every governor vector on a throwaway PostgreSQL store (issue 16).
+conformance-rust-postgres: vectors-check
+	bash scripts/ensure-postgres.sh
+	LEASEKIT_GOV_STORE=postgres cargo test -p leasekit --features postgres --test conformance conformance_vectors -- --nocapture
+
 bench:
 	bash scripts/bench.sh
 
@@ -49,12 +54,21 @@ bench:
 bench-governor:
 	CARGO_BUILD_JOBS=2 cargo bench -p leasekit --bench governor
 
-# Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs, and the daemon
+# Fleet throughput on a throwaway PostgreSQL: pairs/s with 1, 2, 4 governors and 64 clients on
+# one hot budget, beside pgbench on the single-row script. Figures go to docs/performance.md.
+bench-fleet:
+	bash scripts/ensure-postgres.sh
+	CARGO_BUILD_JOBS=2 cargo bench -p leasekit --features postgres --bench fleet
+
+# Long runs kept out of `make test`: the governor crash test with 500 SIGKILLs; the daemon
 # (`leasekit serve`) under 64 clients x 500 acquire/release pairs plus its throughput, latency
-# and memory figures (target/soak/daemon-*.json; docs/performance.md "Daemon").
+# and memory figures (target/soak/daemon-*.json; docs/performance.md "Daemon"); fleets of 2 and 4
+# governor processes on one PostgreSQL with 20 000 acquire/release pairs each.
 soak:
 	LEASEKIT_CRASH_REPS=500 cargo test -p leasekit --release --test governor_stress crash_kill_restart_loses_nothing -- --nocapture
 	CARGO_BUILD_JOBS=2 cargo test --release -p leasekit-cli --test daemon_load -- --ignored --nocapture --test-threads 1
+	bash scripts/ensure-postgres.sh
+	LEASEKIT_FLEET_PAIRS=20000 cargo test -p leasekit --release --features postgres --test governor_fleet fleet_of -- --nocapture --test-threads=1
 
 fuzz:
 	bash scripts/fuzz.sh

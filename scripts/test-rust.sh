@@ -2,15 +2,18 @@
 # Rust: fmt check, clippy over the whole workspace (bindings included), and every cargo test
 # of the default members (core, bindings/c, cli); the bindings are tested by their own toolchains.
 # First, the conformance vectors must be what their generator writes (counted as one test).
+# The governor's PostgreSQL tests (feature leasekit/postgres) start a throwaway server of their
+# own; scripts/ensure-postgres.sh installs the server binaries when they are missing.
 set -u
 cd "$(dirname "$0")/.."
 status=0
 vectors_ok=0
 if python3 conformance/tools/gen_vectors.py --check; then vectors_ok=1; else status=1; fi
 cargo fmt --all -- --check || { echo "cargo fmt: differences found"; status=1; }
-cargo clippy --workspace --all-targets -q -- -D warnings || status=1
+bash scripts/ensure-postgres.sh || status=1
+cargo clippy --workspace --all-targets --features leasekit/postgres -q -- -D warnings || status=1
 out=$(mktemp)
-cargo test 2>&1 | tee "$out"
+cargo test --features leasekit/postgres 2>&1 | tee "$out"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 # The fuzz targets (fuzz/, its own workspace) on their seed corpora and minimized crashes, as
 # plain tests on stable; sharing the root target dir reuses the leasekit build.

@@ -353,9 +353,10 @@ pub struct AuditArgs {
 /// `leasekit audit <tool>`.
 #[derive(Debug, Subcommand)]
 pub enum AuditTool {
-    /// Verify a JSONL audit chain (a file, or every *.jsonl of a directory in name order, one chain).
+    /// Verify a JSONL audit chain (a file, or every *.jsonl of a directory in name order, one
+    /// chain), or the shared chain of a fleet's PostgreSQL database (postgres://...).
     Verify {
-        /// The file or directory.
+        /// The file, directory or postgres:// URL.
         path: String,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]

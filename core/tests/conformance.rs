@@ -9,6 +9,8 @@
 //! and an argument holding the mark is refused before the call.
 
 mod governor_ops;
+#[cfg(feature = "postgres")]
+mod pg;
 
 use leasekit::agentfile::check_agentfile;
 use leasekit::*;
@@ -430,8 +432,8 @@ fn steps_eq(expect: &Value, actual: &Value) -> bool {
         })
 }
 
-#[test]
-fn conformance_vectors() {
+/// Runs the vectors whose op `only` accepts: (passed, failed, failure lines).
+fn run_vectors(only: impl Fn(&str) -> bool) -> (usize, usize, Vec<String>) {
     let (mut passed, mut failed) = (0usize, 0usize);
     let mut failures = Vec::new();
     for file in vector_files() {
@@ -441,6 +443,9 @@ fn conformance_vectors() {
         for v in doc["vectors"].as_array().expect("a vectors array") {
             let id = v["id"].as_str().unwrap_or("?");
             let op = v["op"].as_str().unwrap_or("?");
+            if !only(op) {
+                continue;
+            }
             let outcome = std::panic::catch_unwind(|| run(op, &v["input"]));
             match outcome {
                 Ok(Ok(actual)) if same(op, &v["expect"], &actual) => passed += 1,
@@ -459,12 +464,70 @@ fn conformance_vectors() {
             }
         }
     }
+    (passed, failed, failures)
+}
+
+/// The database the governor vectors run on. The vectors check answers, not durability (the
+/// fleet tests crash and restart a durable server), so its commits skip the WAL flush.
+#[cfg(feature = "postgres")]
+fn vectors_db(server: &pg::TempPostgres) -> String {
+    let url = server.fresh_db("vectors");
+    let name = url.rsplit('/').next().expect("database name").to_string();
+    server
+        .client("postgres")
+        .batch_execute(&format!(
+            "ALTER DATABASE {name} SET synchronous_commit = off"
+        ))
+        .expect("set synchronous_commit");
+    url
+}
+
+/// A throwaway PostgreSQL server when `LEASEKIT_GOV_STORE=postgres` (the governor vectors then
+/// run on it), else `None`.
+fn gov_store_from_env() -> Option<Box<dyn std::any::Any>> {
+    match std::env::var("LEASEKIT_GOV_STORE").as_deref() {
+        Err(_) | Ok("") | Ok("default") => None,
+        #[cfg(feature = "postgres")]
+        Ok("postgres") => {
+            let server = pg::TempPostgres::start();
+            governor_ops::use_postgres(Some(vectors_db(&server)));
+            Some(Box::new(server))
+        }
+        Ok(other) => panic!(
+            "LEASEKIT_GOV_STORE={other}: expected postgres (built with --features leasekit/postgres)"
+        ),
+    }
+}
+
+#[test]
+fn conformance_vectors() {
+    let server = gov_store_from_env();
+    let (passed, failed, failures) = run_vectors(|_| true);
+    governor_ops::use_postgres(None);
+    drop(server);
     for f in &failures {
         eprintln!("FAIL {f}");
     }
     println!("{passed} passed, {failed} failed");
     assert!(passed + failed > 0, "no vectors found");
     assert_eq!(failed, 0, "{failed} conformance vectors failed");
+}
+
+/// The governor vectors again, every one on a PostgreSQL store (SEMANTICS 13.11: a store
+/// changes nothing a command answers).
+#[cfg(feature = "postgres")]
+#[test]
+fn governor_vectors_on_postgres() {
+    let server = pg::TempPostgres::start();
+    governor_ops::use_postgres(Some(vectors_db(&server)));
+    let (passed, failed, failures) = run_vectors(|op| op == "governor");
+    governor_ops::use_postgres(None);
+    for f in &failures {
+        eprintln!("FAIL {f}");
+    }
+    println!("governor vectors on PostgreSQL: {passed} passed, {failed} failed");
+    assert!(passed > 400, "governor vectors missing: {passed}");
+    assert_eq!(failed, 0, "{failed} governor vectors failed on PostgreSQL");
 }
 
 #[test]

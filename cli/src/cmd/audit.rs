@@ -1,5 +1,6 @@
-//! `leasekit audit verify FILE|DIR`: recompute every entry hash and link of a governor audit
-//! chain (SEMANTICS 13.10); exit 1 with the first bad line on tampering.
+//! `leasekit audit verify FILE|DIR|postgres://...`: recompute every entry hash and link of a
+//! governor audit chain (SEMANTICS 13.10), from JSONL files or from the shared chain of a fleet's
+//! PostgreSQL database (13.12); exit 1 with the first bad line on tampering.
 
 use std::path::Path;
 
@@ -15,7 +16,14 @@ use crate::style::Style;
 /// Runs `audit`.
 pub fn run(args: &AuditArgs, style: &Style) -> Result<Report, Failure> {
     let AuditTool::Verify { path, format } = &args.tool;
-    let files: Vec<String> = if Path::new(path).is_dir() {
+    let is_db = path.starts_with("postgres://") || path.starts_with("postgresql://");
+    let mut db_lines = None;
+    let files: Vec<String> = if is_db {
+        // The store's own connection and queries (core), the URL never echoed with a password.
+        let store = leasekit::governor::store::open_location(path).map_err(Failure::from)?;
+        db_lines = Some(store.read_audit(1, u64::MAX).map_err(Failure::from)?);
+        vec![store.path()]
+    } else if Path::new(path).is_dir() {
         let mut v: Vec<String> = std::fs::read_dir(path)
             .map_err(|e| Failure::usage(format!("{path}: {e}")))?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -32,7 +40,10 @@ pub fn run(args: &AuditArgs, style: &Style) -> Result<Report, Failure> {
     };
     // (file, line in file, text) in chain order.
     let mut lines: Vec<(usize, usize, String)> = Vec::new();
-    for (i, f) in files.iter().enumerate() {
+    if let Some(db) = db_lines {
+        lines.extend(db.into_iter().enumerate().map(|(n, l)| (0, n + 1, l)));
+    }
+    for (i, f) in files.iter().enumerate().filter(|_| !is_db) {
         let text = read_text(f)?;
         let body = text.strip_suffix('\n').unwrap_or(&text);
         if body.is_empty() {

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 
 use super::audit::{AuditVerification, verify_audit};
 use super::engine::{Engine, IdSource};
+use super::fleet::Fleet;
 use super::policy::{GovernorOptions, Policy};
 use super::store::{MemoryStore, SqliteStore, Store, Synchronous};
 use super::wire::*;
@@ -35,6 +36,8 @@ struct Shared {
     group: bool,
     started: i64,
     rebuild: Box<dyn Fn() -> crate::Result<Engine> + Send + Sync>,
+    /// A shared store (PostgreSQL): every batch is decided inside the store's transaction.
+    fleet: Option<Fleet>,
 }
 
 /// An embedded governor (SEMANTICS 13). Cheap to clone; share it across threads.
@@ -71,6 +74,20 @@ impl Governor {
         ids: IdSource,
     ) -> crate::Result<Governor> {
         let started = clock.now()?.unix_millis();
+        let window = Duration::from_millis(1);
+        let (fleet, shared_engine) = if store.shared() {
+            let (engine, fleet) = Fleet::open(
+                &*store,
+                policy.clone(),
+                options.clone(),
+                clock.clone(),
+                ids,
+                window,
+            )?;
+            (Some(fleet), Some(engine))
+        } else {
+            (None, None)
+        };
         let rebuild = {
             let (store, policy, options, clock) = (
                 store.clone(),
@@ -89,10 +106,17 @@ impl Governor {
                 )
             }
         };
-        let mut engine = rebuild()?;
-        // The first open of a store records the construction policy (and a reopen's sweep).
-        let first = engine.take_changes();
-        store.commit(first)?;
+        let engine = match shared_engine {
+            Some(e) => e,
+            None => {
+                let mut engine = rebuild()?;
+                // The first open of a store records the construction policy (and a reopen's
+                // sweep).
+                let first = engine.take_changes();
+                store.commit(first)?;
+                engine
+            }
+        };
         let group = store.durable();
         Ok(Governor {
             inner: Arc::new(Shared {
@@ -108,10 +132,11 @@ impl Governor {
                     failed: Vec::new(),
                 }),
                 cv: Condvar::new(),
-                window: Duration::from_millis(1),
+                window,
                 group,
                 started,
                 rebuild: Box::new(rebuild),
+                fleet,
             }),
         })
     }
@@ -122,6 +147,23 @@ impl Governor {
             policy,
             options,
             Arc::new(MemoryStore::new()),
+            Arc::new(SystemClock),
+            IdSource::Random,
+        )
+    }
+
+    /// A governor on the store `location` names ([`super::store::open_location`]:
+    /// `postgres://...` for a fleet on PostgreSQL, `:memory:`, or a SQLite file path), system
+    /// clock, random ids.
+    pub fn open(
+        location: &str,
+        policy: Policy,
+        options: GovernorOptions,
+    ) -> crate::Result<Governor> {
+        Governor::new(
+            policy,
+            options,
+            super::store::open_location(location)?,
             Arc::new(SystemClock),
             IdSource::Random,
         )
@@ -154,11 +196,14 @@ impl Governor {
     }
 
     /// Runs `f` on the engine as one command and returns once its changes are committed.
-    pub(super) fn run<R>(
+    pub(super) fn run<R: Send + 'static>(
         &self,
-        f: impl FnOnce(&mut Engine) -> crate::Result<R>,
+        f: impl FnOnce(&mut Engine) -> crate::Result<R> + Send + 'static,
     ) -> crate::Result<R> {
         let s = &*self.inner;
+        if let Some(fleet) = &s.fleet {
+            return fleet.run(&s.engine, &*s.store, f);
+        }
         let mut eng = lock(&s.engine);
         {
             let mut c = lock(&s.commit);
@@ -299,7 +344,7 @@ impl Governor {
         &self,
         req: ApprovalQueueRequest,
     ) -> crate::Result<ApprovalQueueResponse> {
-        self.run(|e| Ok(e.list_pending(&req)))
+        self.run(move |e| Ok(e.list_pending(&req)))
     }
 
     /// `GetMetrics`.
@@ -314,7 +359,7 @@ impl Governor {
             self.inner.store.durable(),
             self.inner.store.path(),
         );
-        self.run(|e| Ok(e.status(started, durable, path)))
+        self.run(move |e| Ok(e.status(started, durable, path)))
     }
 
     /// `ExportDiagnostics` (the document inline; nothing is written to disk).
@@ -327,7 +372,7 @@ impl Governor {
             self.inner.store.durable(),
             self.inner.store.path(),
         );
-        self.run(|e| {
+        self.run(move |e| {
             Ok(ExportDiagnosticsResponse {
                 exported: true,
                 output_path: String::new(),
@@ -393,7 +438,7 @@ impl Governor {
 
     /// `Authorize`.
     pub fn authorize(&self, req: AuthorizeRequest) -> crate::Result<AuthorizeResponse> {
-        self.run(|e| Ok(e.authorize(&req)))
+        self.run(move |e| Ok(e.authorize(&req)))
     }
 
     /// The audit lines `from..=to` (1-based), after every earlier command committed.

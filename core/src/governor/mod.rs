@@ -33,6 +33,7 @@ mod call;
 pub mod client;
 mod embedded;
 pub mod engine;
+mod fleet;
 pub mod open;
 pub mod policy;
 pub mod store;
@@ -44,4 +45,6 @@ pub use embedded::Governor;
 pub use engine::{Engine, IdSource};
 pub use open::{EmbeddedGovernor, StoreSpec};
 pub use policy::{GovernorOptions, Policy};
+#[cfg(feature = "postgres")]
+pub use store::PostgresStore;
 pub use store::{MemoryStore, SqliteStore, Store, Synchronous};

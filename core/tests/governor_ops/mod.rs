@@ -13,6 +13,51 @@ use serde_json::{Value, json};
 
 static N: AtomicU64 = AtomicU64::new(0);
 
+thread_local! {
+    /// Set: every governor vector runs on this PostgreSQL database instead of its own store
+    /// (memory or SQLite), its state wiped first (`LEASEKIT_GOV_STORE=postgres`).
+    static POSTGRES: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs the governor vectors of this thread on the PostgreSQL database at `url` (or back on
+/// their own stores with `None`).
+pub fn use_postgres(url: Option<String>) {
+    POSTGRES.with(|p| *p.borrow_mut() = url);
+}
+
+fn postgres_url() -> Option<String> {
+    POSTGRES.with(|p| p.borrow().clone())
+}
+
+#[cfg(feature = "postgres")]
+fn postgres_store(url: &str, fresh: bool) -> Result<Arc<dyn Store>, String> {
+    if fresh {
+        let mut c = postgres::Client::connect(url, postgres::NoTls).map_err(|e| e.to_string())?;
+        // Wipe the state, keep the schema (faster than dropping it for every vector).
+        c.batch_execute(
+            "DO $$ BEGIN
+               IF to_regclass('leasekit.meta') IS NOT NULL THEN
+                 DELETE FROM leasekit.leases; DELETE FROM leasekit.approvals;
+                 DELETE FROM leasekit.idem; DELETE FROM leasekit.audit;
+                 DELETE FROM leasekit.rate;
+                 UPDATE leasekit.meta SET ver = 0, purged_ver = 0, body = NULL, audit_count = 0,
+                   audit_head = repeat('0', 64), budget_day = NULL, budget_used_cents = NULL,
+                   in_flight = NULL;
+               END IF;
+             END $$",
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(Arc::new(
+        leasekit::governor::store::PostgresStore::open(url).map_err(|e| e.to_string())?,
+    ))
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres_store(_url: &str, _fresh: bool) -> Result<Arc<dyn Store>, String> {
+    Err("LEASEKIT_GOV_STORE=postgres needs the feature leasekit/postgres".into())
+}
+
 /// A fresh SQLite path under the target directory's temp area.
 pub fn temp_db(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("leasekit-gov-{}", std::process::id()));
@@ -31,14 +76,18 @@ struct Rig {
     options: GovernorOptions,
     clock: Arc<ManualClock>,
     path: Option<PathBuf>,
+    postgres: Option<String>,
     gov: Option<Governor>,
 }
 
 impl Rig {
     fn open(&mut self) -> Result<(), String> {
-        let store: Arc<dyn Store> = match &self.path {
-            Some(p) => Arc::new(SqliteStore::open(p).map_err(|e| e.to_string())?),
-            None => Arc::new(MemoryStore::new()),
+        let fresh = self.gov.is_none();
+        self.gov = None;
+        let store: Arc<dyn Store> = match (&self.postgres, &self.path) {
+            (Some(url), _) => postgres_store(url, fresh)?,
+            (None, Some(p)) => Arc::new(SqliteStore::open(p).map_err(|e| e.to_string())?),
+            (None, None) => Arc::new(MemoryStore::new()),
         };
         self.gov = None;
         self.gov = Some(
@@ -76,6 +125,7 @@ pub fn run(input: &Value) -> Result<Value, String> {
         options,
         clock: Arc::new(ManualClock::new(start)),
         path: path.clone(),
+        postgres: postgres_url(),
         gov: None,
     };
     let result = (|| {
@@ -95,7 +145,7 @@ pub fn run(input: &Value) -> Result<Value, String> {
             }
             let gov = rig.gov.as_ref().expect("open");
             if step.get("restart").is_some() {
-                if rig.path.is_none() {
+                if rig.path.is_none() && rig.postgres.is_none() {
                     return Err("restart needs store sqlite".into());
                 }
                 rig.open()?;

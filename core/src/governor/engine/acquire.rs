@@ -560,7 +560,7 @@ impl Engine {
             .meta
             .scoped
             .get(key)
-            .filter(|c| c.day == self.today())
+            .filter(|c| c.day >= self.today())
             .map_or(0, |c| c.used)
     }
 
@@ -943,7 +943,7 @@ impl Engine {
                 .scoped
                 .entry(key)
                 .or_insert(DayCounter { day, used: 0 });
-            if c.day != day {
+            if c.day < day {
                 *c = DayCounter { day, used: 0 };
             }
             c.used += plan.reserve;

@@ -6,6 +6,7 @@ mod access;
 mod acquire;
 mod approvals;
 mod policy_cmds;
+mod refresh;
 mod release;
 mod reports;
 mod safety;
@@ -15,7 +16,6 @@ mod tools;
 
 use std::collections::BTreeSet;
 
-use state::LeaseStatus;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -90,6 +90,23 @@ impl Engine {
         ids: IdSource,
         track_rows: bool,
     ) -> crate::Result<Engine> {
+        let fresh = snapshot.is_none();
+        let mut e = Engine::open_image(snapshot, policy, options, clock, ids, track_rows)?;
+        e.begin_at(!fresh)?;
+        Ok(e)
+    }
+
+    /// As [`Engine::open`] without the reopen sweep: the image of a store that other
+    /// governors keep running (SEMANTICS 13.12), rebuilt after a failed transaction or a
+    /// refresh that had to start over. Its next command sweeps as usual (`lease_expired`).
+    pub fn open_image(
+        snapshot: Option<Snapshot>,
+        policy: Policy,
+        options: GovernorOptions,
+        clock: Arc<dyn Clock>,
+        ids: IdSource,
+        track_rows: bool,
+    ) -> crate::Result<Engine> {
         let keys = options
             .allowed_public_keys_base64
             .iter()
@@ -144,14 +161,7 @@ impl Engine {
             retention: BTreeSet::new(),
             rate_tokens: 0,
         };
-        e.rate_tokens = e.st.rate.iter().map(|r| r.tokens).sum();
-        for l in e.st.leases.values() {
-            match l.status {
-                LeaseStatus::Live => e.expiry.insert((l.expires_at, l.id.clone())),
-                _ => e.retention.insert((l.retain_until, l.id.clone())),
-            };
-        }
-        e.begin_at(!fresh)?;
+        e.rebuild_indexes();
         Ok(e)
     }
 
@@ -179,7 +189,9 @@ impl Engine {
     fn begin_at(&mut self, restart: bool) -> crate::Result<()> {
         self.now = self.clock.now()?.unix_millis();
         let today = self.now.div_euclid(DAY_MS);
-        if self.st.meta.pools.budget_day != today {
+        // Days only roll forward: a governor whose clock is behind another's (a fleet,
+        // SEMANTICS 13.12) never resets the day the other one has started.
+        if today > self.st.meta.pools.budget_day {
             self.st.meta.pools.budget_day = today;
             self.st.meta.pools.budget_used = 0;
             self.dirty_meta = true;
@@ -406,7 +418,7 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("state serializes")
 }
 
-fn restore(s: &Snapshot) -> crate::Result<State> {
+pub(crate) fn restore(s: &Snapshot) -> crate::Result<State> {
     let bad =
         |what: &str, e: serde_json::Error| internal(&format!("stored {what} is corrupt: {e}"));
     let mut st = State {

@@ -3,14 +3,43 @@
 //! idempotency records, the meta row) plus the audit lines, and a store commits a batch in
 //! one transaction. A PostgreSQL store fits the same trait: a batch names exactly the rows a
 //! command touched, so its transaction can lock only those.
+//!
+//! A *shared* store (PostgreSQL, a fleet: SEMANTICS 13.12) is written by several governors:
+//! there the governor decides each batch inside [`Store::transact`], after the store has
+//! locked its meta row and handed over what the others committed ([`Refresh`]).
 
 pub mod memory;
+#[cfg(feature = "postgres")]
+pub mod postgres;
+#[cfg(feature = "postgres")]
+mod postgres_schema;
 pub mod sqlite;
 
 use std::collections::BTreeMap;
 
 pub use memory::MemoryStore;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
 pub use sqlite::{SqliteStore, Synchronous};
+
+/// Opens the store a location names: `postgres://...` or `postgresql://...` (a PostgreSQL
+/// database shared by a fleet; feature `postgres`), `:memory:`, or else a SQLite file path.
+pub fn open_location(location: &str) -> crate::Result<std::sync::Arc<dyn Store>> {
+    let is_pg = location.starts_with("postgres://") || location.starts_with("postgresql://");
+    if is_pg {
+        #[cfg(feature = "postgres")]
+        return Ok(std::sync::Arc::new(PostgresStore::open(location)?));
+        #[cfg(not(feature = "postgres"))]
+        return Err(crate::Error::new(
+            crate::ErrorCode::InvalidRequest,
+            "this leasekit was built without PostgreSQL support (feature `postgres`)",
+        ));
+    }
+    if location == ":memory:" {
+        return Ok(std::sync::Arc::new(MemoryStore::new()));
+    }
+    Ok(std::sync::Arc::new(SqliteStore::open(location)?))
+}
 
 /// Row tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -61,6 +90,27 @@ pub struct Snapshot {
     pub rows: Vec<(Table, String, String)>,
 }
 
+/// What a shared store hands the engine at the start of a batch transaction, with the meta
+/// row locked.
+#[derive(Debug, Clone)]
+pub enum Refresh {
+    /// Nothing was committed since the version the engine last saw.
+    Unchanged,
+    /// The meta row and the rows written since that version (`None` body: deleted).
+    Changes {
+        /// The meta row.
+        meta: String,
+        /// Changed rows.
+        rows: Vec<(Table, String, Option<String>)>,
+    },
+    /// The whole state (`None`: a fresh store): the engine rebuilds its image.
+    Full(Option<Snapshot>),
+}
+
+/// The decision step of a shared-store transaction: brings the image up to date, decides
+/// the queued commands and answers their changes.
+pub type Decide<'a> = dyn FnMut(Refresh) -> crate::Result<Batch> + 'a;
+
 /// A place the governor's state lives.
 pub trait Store: Send + Sync {
     /// False for a store that keeps no rows (memory): the engine then skips serializing them.
@@ -79,4 +129,20 @@ pub trait Store: Send + Sync {
     fn durable(&self) -> bool;
     /// Path, for status.
     fn path(&self) -> String;
+    /// True for a store that other governors write too (SEMANTICS 13.12): the governor then
+    /// decides inside [`Store::transact`] and never calls [`Store::commit`].
+    fn shared(&self) -> bool {
+        false
+    }
+    /// One batch transaction of a shared store: lock the meta row, call `decide` once with
+    /// what changed since version `seen` (everything when `None`), write the batch it answers,
+    /// commit. Answers the version now current. An error means nothing was written, except
+    /// when the commit itself was cut off (then the outcome is unknown and the error says so).
+    fn transact(&self, seen: Option<u64>, decide: &mut Decide<'_>) -> crate::Result<u64> {
+        let _ = (seen, decide);
+        Err(crate::Error::new(
+            crate::ErrorCode::InternalError,
+            "this store is not shared",
+        ))
+    }
 }

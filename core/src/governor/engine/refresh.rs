@@ -1,0 +1,167 @@
+//! Refreshing the state image (SEMANTICS 13.12): when several governors share one store, each
+//! batch transaction first locks the store's meta row and brings this engine's image up to
+//! date with what the others committed since it last looked: the meta row replaces ours,
+//! changed rows are upserted or removed (with the derived expiry, retention and rate-window
+//! indexes kept exact), and a policy another governor activated is installed. Only then does
+//! the engine decide.
+
+use super::state::{LeaseRec, LeaseStatus, RateEvent};
+use super::{Engine, internal};
+use crate::governor::policy::Policy;
+use crate::governor::store::Table;
+
+type Rows<T> = Vec<(String, Option<T>)>;
+
+fn parse<T: serde::de::DeserializeOwned>(
+    what: &str,
+    body: Option<String>,
+) -> crate::Result<Option<T>> {
+    body.map(|b| serde_json::from_str(&b))
+        .transpose()
+        .map_err(|e| internal(&format!("stored {what} is corrupt: {e}")))
+}
+
+impl Engine {
+    /// Applies what other writers committed: the whole `meta` row and the rows written since
+    /// the version this image last saw (`None` body: the row was deleted). Refused while this
+    /// engine holds changes not yet taken ([`Engine::take_changes`]): they were decided on the
+    /// old image. A corrupt row is refused before anything changes.
+    pub fn refresh(
+        &mut self,
+        meta: &str,
+        rows: Vec<(Table, String, Option<String>)>,
+    ) -> crate::Result<()> {
+        if self.has_changes() {
+            return Err(internal(
+                "refresh refused: the engine holds changes not yet committed",
+            ));
+        }
+        let meta: super::state::Meta = serde_json::from_str(meta)
+            .map_err(|e| internal(&format!("stored meta is corrupt: {e}")))?;
+        let mut leases: Rows<LeaseRec> = Vec::new();
+        let mut approvals = Vec::new();
+        let mut idem = Vec::new();
+        let mut rate: Rows<RateEvent> = Vec::new();
+        for (t, id, body) in rows {
+            match t {
+                Table::Lease => leases.push((id, parse("lease", body)?)),
+                Table::Approval => approvals.push((id, parse("approval", body)?)),
+                Table::Idem => idem.push((id, parse("idem", body)?)),
+                Table::Rate => rate.push((id, parse("rate event", body)?)),
+            }
+        }
+        let active = meta
+            .policy
+            .history
+            .get(meta.policy.active)
+            .ok_or_else(|| internal("stored policy history is empty"))?;
+        let policy = if active.hash != self.policy.hash() {
+            Some(Policy::with_hash(
+                active.content.clone(),
+                active.hash.clone(),
+            )?)
+        } else {
+            None
+        };
+        self.st.meta = meta;
+        for (id, rec) in leases {
+            if let Some(old) = self.st.leases.remove(&id) {
+                self.index_lease(&old, false);
+            }
+            if let Some(r) = rec {
+                self.index_lease(&r, true);
+                self.st.leases.insert(id, r);
+            }
+        }
+        for (id, rec) in approvals {
+            match rec {
+                Some(r) => self.st.approvals.insert(id, r),
+                None => self.st.approvals.remove(&id),
+            };
+        }
+        for (id, rec) in idem {
+            match rec {
+                Some(r) => self.st.idem.insert(id, r),
+                None => self.st.idem.remove(&id),
+            };
+        }
+        // Events with one admission time are in admission order; an updated event keeps its
+        // place, a new one goes after those of its time (the order only breaks ties the
+        // window never looks at).
+        for (key, ev) in rate {
+            let found = key
+                .split_once('|')
+                .and_then(|(at, lease)| Some((at.parse::<i64>().ok()?, lease)))
+                .and_then(|(at, lease)| self.find_rate(at, lease));
+            match (found, ev) {
+                (Some(i), Some(ev)) => {
+                    let old = std::mem::replace(&mut self.st.rate[i], ev);
+                    self.rate_tokens =
+                        self.rate_tokens.saturating_sub(old.tokens) + self.st.rate[i].tokens;
+                }
+                (Some(i), None) => {
+                    let old = self.st.rate.remove(i).expect("found");
+                    self.rate_tokens = self.rate_tokens.saturating_sub(old.tokens);
+                }
+                (None, Some(ev)) => {
+                    let at = ev.at;
+                    let pos = self.st.rate.partition_point(|e| e.at <= at);
+                    self.rate_tokens += ev.tokens;
+                    self.st.rate.insert(pos, ev);
+                }
+                (None, None) => {}
+            }
+        }
+        if let Some(p) = policy {
+            self.install_policy(p);
+        }
+        Ok(())
+    }
+
+    /// Adds (or removes) a lease's entries in the expiry and retention indexes.
+    fn index_lease(&mut self, l: &LeaseRec, add: bool) {
+        let entry = match l.status {
+            LeaseStatus::Live => (true, (l.expires_at, l.id.clone())),
+            _ => (false, (l.retain_until, l.id.clone())),
+        };
+        let set = if entry.0 {
+            &mut self.expiry
+        } else {
+            &mut self.retention
+        };
+        if add {
+            set.insert(entry.1);
+        } else {
+            set.remove(&entry.1);
+        }
+    }
+
+    /// Rebuilds the derived indexes (expiry, retention, rate-window token sum) from the state.
+    pub(crate) fn rebuild_indexes(&mut self) {
+        self.expiry.clear();
+        self.retention.clear();
+        self.rate_tokens = self.st.rate.iter().map(|r| r.tokens).sum();
+        let entries: Vec<_> = self
+            .st
+            .leases
+            .values()
+            .map(|l| (l.status, l.expires_at, l.retain_until, l.id.clone()))
+            .collect();
+        for (status, expires, retain, id) in entries {
+            match status {
+                LeaseStatus::Live => self.expiry.insert((expires, id)),
+                _ => self.retention.insert((retain, id)),
+            };
+        }
+    }
+
+    /// True when changes are waiting for [`Engine::take_changes`].
+    pub fn has_changes(&self) -> bool {
+        !(self.audit_lines.is_empty()
+            && self.dirty_leases.is_empty()
+            && self.dirty_approvals.is_empty()
+            && self.dirty_idem.is_empty()
+            && self.dirty_rate_keys.is_empty()
+            && !self.dirty_meta)
+    }
+}

@@ -1,0 +1,227 @@
+//! Group commit on a shared store (SEMANTICS 13.12: N governors on one PostgreSQL database
+//! behave as one). Commands queue up; one caller at a time leads a batch: it opens the
+//! store's transaction (which locks the meta row), refreshes the engine's image with what
+//! other governors committed, runs every queued command on it, writes their changes and
+//! commits; each caller gets its answer only after that commit. A failed transaction fails
+//! every command of its batch (a retryable `store_unavailable` error) and the next batch
+//! rebuilds the image from the store.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use super::engine::{Engine, IdSource};
+use super::policy::{GovernorOptions, Policy};
+use super::store::{Refresh, Store};
+use crate::{Clock, Error, ErrorCode};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn internal(msg: impl Into<String>) -> Error {
+    Error::new(ErrorCode::InternalError, msg)
+}
+
+trait Job: Send {
+    fn run(&mut self, e: &mut Engine);
+    fn finish(self: Box<Self>, failed: Option<&Error>);
+}
+
+type Slot<R> = Arc<Mutex<Option<crate::Result<R>>>>;
+
+struct Call<R, F> {
+    f: Option<F>,
+    out: Option<crate::Result<R>>,
+    slot: Slot<R>,
+}
+
+impl<R, F> Job for Call<R, F>
+where
+    R: Send,
+    F: FnOnce(&mut Engine) -> crate::Result<R> + Send,
+{
+    fn run(&mut self, e: &mut Engine) {
+        if let Some(f) = self.f.take() {
+            self.out = Some(e.begin(true).and_then(|()| f(e)));
+        }
+    }
+
+    fn finish(self: Box<Self>, failed: Option<&Error>) {
+        let r = match failed {
+            Some(e) => Err(e.clone()),
+            None => self
+                .out
+                .unwrap_or_else(|| Err(internal("command was not run"))),
+        };
+        *lock(&self.slot) = Some(r);
+    }
+}
+
+struct Queue {
+    jobs: Vec<Box<dyn Job>>,
+    leader: bool,
+    last_batch: usize,
+}
+
+/// What rebuilding the engine's image needs.
+struct OpenArgs {
+    policy: Policy,
+    options: GovernorOptions,
+    clock: Arc<dyn Clock>,
+    ids: IdSource,
+}
+
+/// The shared-store side of a [`super::Governor`].
+pub(super) struct Fleet {
+    q: Mutex<Queue>,
+    cv: Condvar,
+    seen: Mutex<Option<u64>>,
+    args: OpenArgs,
+    window: Duration,
+}
+
+impl Fleet {
+    /// Opens the engine inside the store's first transaction (a fresh store records
+    /// `policy`; a stored one keeps its own, and its expired leases are settled
+    /// `lease_expired_by_restart`).
+    pub(super) fn open(
+        store: &dyn Store,
+        policy: Policy,
+        options: GovernorOptions,
+        clock: Arc<dyn Clock>,
+        ids: IdSource,
+        window: Duration,
+    ) -> crate::Result<(Engine, Fleet)> {
+        let mut engine = None;
+        let seen = store.transact(None, &mut |r| {
+            let Refresh::Full(snapshot) = r else {
+                return Err(internal("a first transaction must load everything"));
+            };
+            let mut e = Engine::open(
+                snapshot,
+                policy.clone(),
+                options.clone(),
+                clock.clone(),
+                ids,
+                true,
+            )?;
+            let batch = e.take_changes();
+            engine = Some(e);
+            Ok(batch)
+        })?;
+        let engine = engine.ok_or_else(|| internal("the store did not open the engine"))?;
+        Ok((
+            engine,
+            Fleet {
+                q: Mutex::new(Queue {
+                    jobs: Vec::new(),
+                    leader: false,
+                    last_batch: 0,
+                }),
+                cv: Condvar::new(),
+                seen: Mutex::new(Some(seen)),
+                args: OpenArgs {
+                    policy,
+                    options,
+                    clock,
+                    ids,
+                },
+                window,
+            },
+        ))
+    }
+
+    /// Runs `f` as one command of the next batch; answers once that batch committed.
+    pub(super) fn run<R, F>(
+        &self,
+        engine: &Mutex<Engine>,
+        store: &dyn Store,
+        f: F,
+    ) -> crate::Result<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Engine) -> crate::Result<R> + Send + 'static,
+    {
+        let slot: Slot<R> = Arc::new(Mutex::new(None));
+        let mut q = lock(&self.q);
+        q.jobs.push(Box::new(Call {
+            f: Some(f),
+            out: None,
+            slot: slot.clone(),
+        }));
+        loop {
+            if let Some(r) = lock(&slot).take() {
+                return r;
+            }
+            if !q.leader {
+                q.leader = true;
+                if q.last_batch > 1 && !self.window.is_zero() {
+                    drop(q);
+                    std::thread::sleep(self.window);
+                    q = lock(&self.q);
+                }
+                let jobs = std::mem::take(&mut q.jobs);
+                q.last_batch = jobs.len();
+                drop(q);
+                self.process(engine, store, jobs);
+                q = lock(&self.q);
+                q.leader = false;
+                self.cv.notify_all();
+                continue;
+            }
+            q = self.cv.wait(q).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn process(&self, engine: &Mutex<Engine>, store: &dyn Store, mut jobs: Vec<Box<dyn Job>>) {
+        let mut eng = lock(engine);
+        let mut seen = lock(&self.seen);
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            store.transact(*seen, &mut |refresh| {
+                self.apply(&mut eng, refresh)?;
+                for j in jobs.iter_mut() {
+                    j.run(&mut eng);
+                }
+                Ok(eng.take_changes())
+            })
+        }))
+        .unwrap_or_else(|_| Err(internal("a command panicked; nothing was committed")));
+        let failed = match result {
+            Ok(v) => {
+                *seen = Some(v);
+                None
+            }
+            Err(e) => {
+                // The image holds what was not committed: rebuild it at the next batch.
+                *seen = None;
+                let _ = eng.take_changes();
+                Some(e)
+            }
+        };
+        drop(seen);
+        drop(eng);
+        for j in jobs {
+            j.finish(failed.as_ref());
+        }
+    }
+
+    fn apply(&self, eng: &mut Engine, r: Refresh) -> crate::Result<()> {
+        match r {
+            Refresh::Unchanged => Ok(()),
+            Refresh::Changes { meta, rows } => eng.refresh(&meta, rows),
+            Refresh::Full(snapshot) => {
+                let a = &self.args;
+                *eng = Engine::open_image(
+                    snapshot,
+                    a.policy.clone(),
+                    a.options.clone(),
+                    a.clock.clone(),
+                    a.ids,
+                    true,
+                )?;
+                Ok(())
+            }
+        }
+    }
+}

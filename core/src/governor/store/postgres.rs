@@ -1,0 +1,664 @@
+//! The PostgreSQL store (a fleet, SEMANTICS 13.12): any number of governors, embedded or in
+//! `leasekit serve` daemons on any number of hosts, share one database and behave as one.
+//!
+//! Every batch of commands a governor has queued (group commit) is one `READ COMMITTED`
+//! transaction of one connection:
+//!
+//! 1. `SELECT ... FROM leasekit.meta WHERE id = 1 FOR UPDATE` locks the meta row (pools,
+//!    counters, policy and the audit chain head) and reads its version;
+//! 2. when another governor committed since this one last looked, the meta row and only the
+//!    rows written since then (`ver > seen`) are read, and the engine refreshes its image;
+//! 3. the engine decides the queued commands; their changes are written by one statement
+//!    (upserts through `unnest`, the audit lines, the meta row); 4. `COMMIT` (durable).
+//!
+//! Writers serialize on the one meta row, never on a table lock or an advisory lock; the
+//! rows a batch writes are disjoint from nothing else's, so no deadlock or serialization
+//! failure arises between governors. Should one arise anyway (SQLSTATE 40001/40P01, e.g. from
+//! a site's own session settings) before the decision, the transaction is retried (up to 5
+//! times, with backoff); after the decision it fails the batch with a retryable
+//! `store_unavailable` error and the next batch rebuilds the image. An idempotency record is
+//! one row per scoped key (the primary key), decided by an engine that has seen every row
+//! under the lock. Each audit batch must continue the stored head (`prevHash`), so the chain
+//! stays linear.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use ::postgres::error::SqlState;
+use ::postgres::{Client, Config, IsolationLevel, NoTls, Statement, Transaction};
+use serde::Deserialize;
+
+use super::postgres_schema::migrate;
+use super::{Batch, Decide, Refresh, Snapshot, Store, Table};
+use crate::governor::engine::state::{LeaseStatus, Pools};
+use crate::{Error, ErrorCode};
+
+/// Attempts of a transaction that failed before its decision (serialization failure,
+/// deadlock, a connection that broke).
+const ATTEMPTS: u32 = 5;
+/// Tombstones older than this many versions are purged (every that many versions).
+const PURGE_EVERY: i64 = 512;
+
+pub(crate) fn pg_err(e: ::postgres::Error) -> Error {
+    Error::new(
+        ErrorCode::InternalError,
+        format!("store_unavailable: PostgreSQL: {e} (retryable)"),
+    )
+}
+
+fn unavailable(msg: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorCode::InternalError,
+        format!("store_unavailable: {msg} (retryable)"),
+    )
+}
+
+fn retriable(e: &::postgres::Error) -> bool {
+    matches!(
+        e.code(),
+        Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED
+    )
+}
+
+struct Stmts {
+    lock: Statement,
+    changes: Statement,
+    all_rows: Statement,
+    write: Statement,
+}
+
+struct Conn {
+    client: Client,
+    st: Stmts,
+}
+
+/// A PostgreSQL store (feature `postgres`), opened by URL (`postgres://user@host/db`, or a
+/// socket directory as the percent-encoded host).
+pub struct PostgresStore {
+    config: Config,
+    shown: String,
+    conn: Mutex<Option<Conn>>,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("url", &self.shown)
+            .finish()
+    }
+}
+
+/// A governor connected to the database (from `pg_stat_activity`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectedGovernor {
+    /// `leasekit-governor <host> <pid>`.
+    pub application_name: String,
+    /// Client address (`local` for a Unix socket).
+    pub client: String,
+    /// When the connection started.
+    pub since: String,
+}
+
+const LOCK_SQL: &str = "SELECT ver, purged_ver, audit_count, audit_head, body IS NULL,
+        CASE WHEN ver IS DISTINCT FROM $1::int8 THEN body END
+    FROM leasekit.meta WHERE id = 1 FOR UPDATE";
+
+const CHANGES_SQL: &str = "
+    SELECT 0::int2, id, body FROM leasekit.leases WHERE ver > $1
+    UNION ALL SELECT 1::int2, id, body FROM leasekit.approvals WHERE ver > $1
+    UNION ALL SELECT 2::int2, key, body FROM leasekit.idem WHERE ver > $1
+    UNION ALL SELECT 3::int2, key, body FROM leasekit.rate WHERE ver > $1
+    ORDER BY 1, 2";
+
+const ALL_ROWS_SQL: &str = "
+    SELECT 0::int2, id, body FROM leasekit.leases WHERE body IS NOT NULL
+    UNION ALL SELECT 1::int2, id, body FROM leasekit.approvals WHERE body IS NOT NULL
+    UNION ALL SELECT 2::int2, key, body FROM leasekit.idem WHERE body IS NOT NULL
+    UNION ALL SELECT 3::int2, key, body FROM leasekit.rate WHERE body IS NOT NULL
+    ORDER BY 1, 2";
+
+const WRITE_SQL: &str = "
+WITH l AS (
+    INSERT INTO leasekit.leases AS t
+        (id, ver, body, status, reserved_cents, settled_cents, expires_at, actor_id)
+    SELECT u.id, $1::int8, u.body, u.status, u.reserved::numeric, u.settled::numeric,
+           to_timestamp(u.exp / 1000.0), u.actor
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[],
+                $8::text[]) AS u(id, body, status, reserved, settled, exp, actor)
+    ON CONFLICT (id) DO UPDATE SET ver = excluded.ver, body = excluded.body,
+        status = excluded.status, reserved_cents = excluded.reserved_cents,
+        settled_cents = excluded.settled_cents, expires_at = excluded.expires_at,
+        actor_id = excluded.actor_id
+    RETURNING 1
+), a AS (
+    INSERT INTO leasekit.approvals AS t (id, ver, body)
+    SELECT u.id, $1::int8, u.body FROM unnest($9::text[], $10::text[]) AS u(id, body)
+    ON CONFLICT (id) DO UPDATE SET ver = excluded.ver, body = excluded.body
+    RETURNING 1
+), i AS (
+    INSERT INTO leasekit.idem AS t (key, ver, body)
+    SELECT u.key, $1::int8, u.body FROM unnest($11::text[], $12::text[]) AS u(key, body)
+    ON CONFLICT (key) DO UPDATE SET ver = excluded.ver, body = excluded.body
+    RETURNING 1
+), r AS (
+    INSERT INTO leasekit.rate AS t (key, ver, body)
+    SELECT u.key, $1::int8, u.body FROM unnest($22::text[], $23::text[]) AS u(key, body)
+    ON CONFLICT (key) DO UPDATE SET ver = excluded.ver, body = excluded.body
+    RETURNING 1
+), au AS (
+    INSERT INTO leasekit.audit (line, body)
+    SELECT * FROM unnest($13::int8[], $14::text[])
+    RETURNING 1
+), m AS (
+    UPDATE leasekit.meta SET ver = $1::int8, body = coalesce($15::text, body),
+        audit_count = $16::int8, audit_head = $17::text,
+        budget_day = coalesce($18::int8, budget_day),
+        budget_used_cents = coalesce($19::text::numeric, budget_used_cents),
+        in_flight = coalesce($20::int8, in_flight),
+        purged_ver = coalesce($21::int8, purged_ver), updated_at = now()
+    WHERE id = 1
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM l), (SELECT count(*) FROM a), (SELECT count(*) FROM i),
+       (SELECT count(*) FROM au), (SELECT count(*) FROM m), (SELECT count(*) FROM r)";
+
+#[derive(Deserialize)]
+struct LeaseMirror {
+    status: LeaseStatus,
+    reserved: u64,
+    #[serde(default)]
+    settled: Option<u64>,
+    expires_at: i64,
+    request: RequestMirror,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RequestMirror {
+    #[serde(default)]
+    actor_id: String,
+}
+
+#[derive(Deserialize)]
+struct MetaMirror {
+    pools: Pools,
+}
+
+#[derive(Deserialize)]
+struct Link {
+    #[serde(rename = "prevHash")]
+    prev: String,
+    #[serde(rename = "entryHash")]
+    entry: String,
+}
+
+fn table_of(n: i16) -> crate::Result<Table> {
+    match n {
+        0 => Ok(Table::Lease),
+        1 => Ok(Table::Approval),
+        2 => Ok(Table::Idem),
+        3 => Ok(Table::Rate),
+        _ => Err(Error::new(ErrorCode::InternalError, "unknown row table")),
+    }
+}
+
+fn internal(msg: impl Into<String>) -> Error {
+    Error::new(ErrorCode::InternalError, msg)
+}
+
+/// Where a transaction failed.
+enum Failure {
+    /// Before the decision: nothing decided, may be retried.
+    Before(::postgres::Error),
+    /// The decision itself refused (its error is answered as is).
+    Decide(Error),
+    /// After the decision, before `COMMIT`: rolled back.
+    Write(Error),
+    /// During `COMMIT`: the outcome is unknown.
+    Commit(::postgres::Error),
+}
+
+impl PostgresStore {
+    /// Connects to `url` (`postgres://` or `postgresql://`), creates or migrates the schema.
+    pub fn open(url: &str) -> crate::Result<PostgresStore> {
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(Error::new(
+                ErrorCode::InvalidRequest,
+                "a PostgreSQL store URL starts with postgres:// or postgresql://",
+            ));
+        }
+        let mut config: Config = url.parse().map_err(|e: ::postgres::Error| {
+            // The parser's message never carries the password; the URL itself is not echoed.
+            Error::new(
+                ErrorCode::InvalidRequest,
+                format!("invalid PostgreSQL URL: {e}"),
+            )
+        })?;
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "unknown".into());
+        config
+            .application_name(&format!("leasekit-governor {host} {}", std::process::id()))
+            .connect_timeout(Duration::from_secs(5))
+            .keepalives(true)
+            .keepalives_idle(Duration::from_secs(10));
+        let shown = shown_url(&config);
+        let store = PostgresStore {
+            config,
+            shown,
+            conn: Mutex::new(None),
+        };
+        let conn = store.connect()?;
+        *store.conn.lock().unwrap_or_else(|p| p.into_inner()) = Some(conn);
+        Ok(store)
+    }
+
+    fn connect(&self) -> crate::Result<Conn> {
+        let mut client = self.config.connect(NoTls).map_err(pg_err)?;
+        // A governor that stops mid-transaction (hung, cut off) must not hold the meta row
+        // for long; a lock wait that long means something is wrong: fail, retryable.
+        client
+            .batch_execute(
+                "SET lock_timeout = '10s'; SET idle_in_transaction_session_timeout = '30s';
+                 SET statement_timeout = '60s'",
+            )
+            .map_err(pg_err)?;
+        migrate(&mut client)?;
+        let st = Stmts {
+            lock: client.prepare(LOCK_SQL).map_err(pg_err)?,
+            changes: client.prepare(CHANGES_SQL).map_err(pg_err)?,
+            all_rows: client.prepare(ALL_ROWS_SQL).map_err(pg_err)?,
+            write: client.prepare(WRITE_SQL).map_err(pg_err)?,
+        };
+        Ok(Conn { client, st })
+    }
+
+    fn with_conn<R>(&self, f: impl FnOnce(&mut Conn) -> crate::Result<R>) -> crate::Result<R> {
+        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.as_ref().is_none_or(|c| c.client.is_closed()) {
+            *guard = None;
+            *guard = Some(self.connect()?);
+        }
+        let r = f(guard.as_mut().expect("connected"));
+        if guard.as_ref().is_some_and(|c| c.client.is_closed()) {
+            *guard = None;
+        }
+        r
+    }
+
+    /// The governors connected to this database now (`leasekit gov status`).
+    pub fn connected_governors(&self) -> crate::Result<Vec<ConnectedGovernor>> {
+        self.with_conn(|c| {
+            let rows = c
+                .client
+                .query(
+                    "SELECT application_name, coalesce(host(client_addr), 'local'),
+                            to_char(backend_start AT TIME ZONE 'UTC',
+                                    'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')
+                     FROM pg_stat_activity
+                     WHERE datname = current_database()
+                       AND application_name LIKE 'leasekit-governor %'
+                     ORDER BY backend_start",
+                    &[],
+                )
+                .map_err(pg_err)?;
+            Ok(rows
+                .iter()
+                .map(|r| ConnectedGovernor {
+                    application_name: r.get(0),
+                    client: r.get(1),
+                    since: r.get(2),
+                })
+                .collect())
+        })
+    }
+
+    /// The schema version in place.
+    pub fn schema_version(&self) -> crate::Result<i64> {
+        self.with_conn(|c| {
+            Ok(c.client
+                .query_one("SELECT max(version) FROM leasekit.migrations", &[])
+                .map_err(pg_err)?
+                .get(0))
+        })
+    }
+
+    fn load_all(
+        tx: &mut Transaction<'_>,
+        st: &Stmts,
+        meta: String,
+    ) -> Result<Snapshot, ::postgres::Error> {
+        let mut rows = Vec::new();
+        for r in tx.query(&st.all_rows, &[])? {
+            let body: Option<String> = r.get(2);
+            if let (Ok(t), Some(body)) = (table_of(r.get(0)), body) {
+                rows.push((t, r.get(1), body));
+            }
+        }
+        Ok(Snapshot { meta, rows })
+    }
+
+    fn attempt(
+        conn: &mut Conn,
+        seen: Option<u64>,
+        decide: &mut Decide<'_>,
+    ) -> Result<u64, Failure> {
+        let Conn { client, st } = conn;
+        let mut tx = client
+            .build_transaction()
+            .isolation_level(IsolationLevel::ReadCommitted)
+            .start()
+            .map_err(Failure::Before)?;
+        let seen_i = seen.map(|v| v as i64);
+        let row = tx
+            .query_one(&st.lock, &[&seen_i])
+            .map_err(Failure::Before)?;
+        let (ver, purged, audit_count, audit_head, fresh): (i64, i64, i64, String, bool) =
+            (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
+        let body: Option<String> = row.get(5);
+        let refresh = if fresh {
+            Refresh::Full(None)
+        } else if seen_i == Some(ver) {
+            Refresh::Unchanged
+        } else {
+            let meta = body.ok_or_else(|| Failure::Decide(internal("meta row vanished")))?;
+            match seen_i {
+                Some(s) if s >= purged && s < ver => {
+                    let mut rows = Vec::new();
+                    for r in tx.query(&st.changes, &[&s]).map_err(Failure::Before)? {
+                        rows.push((
+                            table_of(r.get(0)).map_err(Failure::Decide)?,
+                            r.get(1),
+                            r.get(2),
+                        ));
+                    }
+                    Refresh::Changes { meta, rows }
+                }
+                _ => Refresh::Full(Some(
+                    Self::load_all(&mut tx, st, meta).map_err(Failure::Before)?,
+                )),
+            }
+        };
+        let batch = decide(refresh).map_err(Failure::Decide)?;
+        if batch.is_empty() {
+            // Nothing to write: end the read-only transaction (no WAL flush).
+            tx.rollback().map_err(|e| Failure::Write(pg_err(e)))?;
+            return Ok(ver as u64);
+        }
+        let next = ver + 1;
+        Self::write(&mut tx, st, &batch, next, audit_count, &audit_head).map_err(Failure::Write)?;
+        tx.commit().map_err(Failure::Commit)?;
+        Ok(next as u64)
+    }
+
+    fn write(
+        tx: &mut Transaction<'_>,
+        st: &Stmts,
+        batch: &Batch,
+        next: i64,
+        audit_count: i64,
+        audit_head: &str,
+    ) -> crate::Result<()> {
+        let mut l_id = Vec::new();
+        let mut l_body: Vec<Option<&str>> = Vec::new();
+        let mut l_status: Vec<Option<&str>> = Vec::new();
+        let mut l_res: Vec<Option<String>> = Vec::new();
+        let mut l_set: Vec<Option<String>> = Vec::new();
+        let mut l_exp: Vec<Option<i64>> = Vec::new();
+        let mut l_actor: Vec<Option<String>> = Vec::new();
+        let (mut a_id, mut a_body) = (Vec::new(), Vec::<Option<&str>>::new());
+        let (mut i_key, mut i_body) = (Vec::new(), Vec::<Option<&str>>::new());
+        let (mut r_key, mut r_body) = (Vec::new(), Vec::<Option<&str>>::new());
+        let mut idem_rows = 0i64;
+        for ((t, id), body) in &batch.rows {
+            match t {
+                Table::Lease => {
+                    l_id.push(id.as_str());
+                    l_body.push(body.as_deref());
+                    match body {
+                        Some(b) => {
+                            let m: LeaseMirror = serde_json::from_str(b)
+                                .map_err(|e| internal(format!("lease row: {e}")))?;
+                            l_status.push(Some(match m.status {
+                                LeaseStatus::Live => "live",
+                                LeaseStatus::Expired => "expired",
+                                LeaseStatus::Released => "released",
+                            }));
+                            l_res.push(Some(m.reserved.to_string()));
+                            l_set.push(m.settled.map(|s| s.to_string()));
+                            l_exp.push(Some(m.expires_at));
+                            l_actor.push(Some(m.request.actor_id));
+                        }
+                        None => {
+                            l_status.push(None);
+                            l_res.push(None);
+                            l_set.push(None);
+                            l_exp.push(None);
+                            l_actor.push(None);
+                        }
+                    }
+                }
+                Table::Approval => {
+                    a_id.push(id.as_str());
+                    a_body.push(body.as_deref());
+                }
+                Table::Idem => {
+                    i_key.push(id.as_str());
+                    i_body.push(body.as_deref());
+                    idem_rows += 1;
+                }
+                Table::Rate => {
+                    r_key.push(id.as_str());
+                    r_body.push(body.as_deref());
+                }
+            }
+        }
+        // The audit lines continue the stored head, in order.
+        let mut head = audit_head.to_string();
+        let mut lines = Vec::with_capacity(batch.audit.len());
+        for (n, line) in batch.audit.iter().enumerate() {
+            let link: Link = serde_json::from_str(line)
+                .map_err(|e| internal(format!("audit line is not a record: {e}")))?;
+            if link.prev != head {
+                return Err(internal(
+                    "audit chain fork refused: the batch does not continue the stored head",
+                ));
+            }
+            head = link.entry;
+            lines.push(audit_count + 1 + n as i64);
+        }
+        let audit_bodies: Vec<&str> = batch.audit.iter().map(String::as_str).collect();
+        let mirror = match &batch.meta {
+            Some(m) => Some(
+                serde_json::from_str::<MetaMirror>(m)
+                    .map_err(|e| internal(format!("meta row: {e}")))?
+                    .pools,
+            ),
+            None => None,
+        };
+        let purge = (next % PURGE_EVERY == 0).then_some(next - PURGE_EVERY);
+        let budget_day = mirror.as_ref().map(|p| p.budget_day);
+        let budget_used = mirror.as_ref().map(|p| p.budget_used.to_string());
+        let in_flight = mirror.as_ref().map(|p| p.in_flight as i64);
+        let audit_total = audit_count + batch.audit.len() as i64;
+        let row = tx
+            .query_one(
+                &st.write,
+                &[
+                    &next,
+                    &l_id,
+                    &l_body,
+                    &l_status,
+                    &l_res,
+                    &l_set,
+                    &l_exp,
+                    &l_actor,
+                    &a_id,
+                    &a_body,
+                    &i_key,
+                    &i_body,
+                    &lines,
+                    &audit_bodies,
+                    &batch.meta,
+                    &audit_total,
+                    &head,
+                    &budget_day,
+                    &budget_used,
+                    &in_flight,
+                    &purge,
+                    &r_key,
+                    &r_body,
+                ],
+            )
+            .map_err(pg_err)?;
+        let counts: [i64; 6] = [
+            row.get(0),
+            row.get(1),
+            row.get(2),
+            row.get(3),
+            row.get(4),
+            row.get(5),
+        ];
+        if counts[0] != l_id.len() as i64
+            || counts[2] != idem_rows
+            || counts[1] != a_id.len() as i64
+            || counts[3] != lines.len() as i64
+            || counts[4] != 1
+            || counts[5] != r_key.len() as i64
+        {
+            return Err(internal("store write incomplete: refused"));
+        }
+        if let Some(p) = purge {
+            tx.batch_execute(&format!(
+                "DELETE FROM leasekit.leases WHERE body IS NULL AND ver <= {p};
+                 DELETE FROM leasekit.approvals WHERE body IS NULL AND ver <= {p};
+                 DELETE FROM leasekit.idem WHERE body IS NULL AND ver <= {p};
+                 DELETE FROM leasekit.rate WHERE body IS NULL AND ver <= {p};"
+            ))
+            .map_err(pg_err)?;
+        }
+        Ok(())
+    }
+}
+
+/// `postgres://user@host[:port]/db` without a password.
+fn shown_url(c: &Config) -> String {
+    use ::postgres::config::Host;
+    let host = match c.get_hosts().first() {
+        Some(Host::Tcp(h)) => h.clone(),
+        Some(Host::Unix(p)) => p.display().to_string(),
+        None => "localhost".into(),
+    };
+    let port = c
+        .get_ports()
+        .first()
+        .filter(|p| **p != 5432)
+        .map(|p| format!(":{p}"))
+        .unwrap_or_default();
+    let user = c.get_user().map(|u| format!("{u}@")).unwrap_or_default();
+    format!(
+        "postgres://{user}{host}{port}/{}",
+        c.get_dbname().unwrap_or("")
+    )
+}
+
+impl Store for PostgresStore {
+    fn wants_rows(&self) -> bool {
+        true
+    }
+
+    fn load(&self) -> crate::Result<Option<Snapshot>> {
+        self.with_conn(|c| {
+            let mut tx = c.client.transaction().map_err(pg_err)?;
+            let meta: Option<String> = tx
+                .query_one("SELECT body FROM leasekit.meta WHERE id = 1", &[])
+                .map_err(pg_err)?
+                .get(0);
+            let Some(meta) = meta else { return Ok(None) };
+            let snap = Self::load_all(&mut tx, &c.st, meta).map_err(pg_err)?;
+            Ok(Some(snap))
+        })
+    }
+
+    fn commit(&self, _batch: Batch) -> crate::Result<()> {
+        // A blind write would overwrite what other governors decided: refused.
+        Err(internal(
+            "a shared PostgreSQL store commits only through transact (decide under the lock)",
+        ))
+    }
+
+    fn read_audit(&self, from: u64, to: u64) -> crate::Result<Vec<String>> {
+        let (from, to) = (from.max(1) as i64, to.min(i64::MAX as u64) as i64);
+        self.with_conn(|c| {
+            let rows = c
+                .client
+                .query(
+                    "SELECT body FROM leasekit.audit WHERE line >= $1 AND line <= $2 ORDER BY line",
+                    &[&from, &to],
+                )
+                .map_err(pg_err)?;
+            Ok(rows.iter().map(|r| r.get(0)).collect())
+        })
+    }
+
+    fn durable(&self) -> bool {
+        true
+    }
+
+    fn path(&self) -> String {
+        self.shown.clone()
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn transact(&self, seen: Option<u64>, decide: &mut Decide<'_>) -> crate::Result<u64> {
+        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            if guard.as_ref().is_none_or(|c| c.client.is_closed()) {
+                *guard = None;
+                *guard = Some(self.connect()?);
+            }
+            let conn = guard.as_mut().expect("connected");
+            match Self::attempt(conn, seen, decide) {
+                Ok(v) => return Ok(v),
+                Err(Failure::Before(e)) => {
+                    let closed = conn.client.is_closed();
+                    if closed {
+                        *guard = None;
+                    }
+                    // A broken connection is retried once (a fresh one); a serialization
+                    // failure or deadlock up to ATTEMPTS times.
+                    let again = (retriable(&e) && attempt < ATTEMPTS) || (closed && attempt < 2);
+                    if !again {
+                        return Err(pg_err(e));
+                    }
+                    std::thread::sleep(Duration::from_millis(2 << attempt));
+                }
+                Err(Failure::Decide(e)) => return Err(e),
+                Err(Failure::Write(e)) => {
+                    if conn.client.is_closed() {
+                        *guard = None;
+                    }
+                    return Err(if e.message().starts_with("store_unavailable") {
+                        e
+                    } else {
+                        internal(format!("store_unavailable: {} (retryable)", e.message()))
+                    });
+                }
+                Err(Failure::Commit(e)) => {
+                    if conn.client.is_closed() {
+                        *guard = None;
+                    }
+                    return Err(unavailable(format!(
+                        "PostgreSQL: the commit was cut off, its outcome is unknown ({e}); \
+                         retry with the same idempotencyKey"
+                    )));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! The PostgreSQL store on a real throwaway server (tests/pg/mod.rs): migrations safe when
+//! governors start at once, state kept across a reopen, governors on one database sharing
+//! pools, idempotency records and one linear audit chain, numeric money mirrors, refused
+//! URLs and blind writes.
+
+mod pg;
+
+use std::sync::{Arc, Barrier};
+
+use leasekit::governor::engine::IdSource;
+use leasekit::governor::store::{Batch, PostgresStore, Store};
+use leasekit::governor::wire::*;
+use leasekit::governor::{Governor, GovernorOptions, Policy};
+use leasekit::{ErrorCode, SystemClock};
+use pg::TempPostgres;
+use serde_json::json;
+
+fn policy(max_in_flight: u64, budget: u64) -> Policy {
+    Policy::from_value(json!({
+        "policyVersion": "fleet-test", "maxInFlight": max_in_flight,
+        "dailyBudgetCents": budget, "maxRequestsPerMinute": 100000,
+        "maxTokensPerMinute": 100000000, "maxComputeUnits": 1000
+    }))
+    .unwrap()
+}
+
+fn open(url: &str, p: Policy) -> Governor {
+    Governor::new(
+        p,
+        GovernorOptions::default(),
+        Arc::new(PostgresStore::open(url).expect("open store")),
+        Arc::new(SystemClock),
+        IdSource::Random,
+    )
+    .expect("open governor")
+}
+
+fn acq(actor: &str, cents: u64, key: &str) -> AcquireRequest {
+    AcquireRequest {
+        actor_id: actor.into(),
+        workspace_id: "w".into(),
+        estimated_cost_cents: cents,
+        idempotency_key: key.into(),
+        ..AcquireRequest::default()
+    }
+}
+
+fn shared_pg() -> Arc<TempPostgres> {
+    TempPostgres::shared()
+}
+
+#[test]
+fn governors_starting_at_once_migrate_once_and_share_one_state() {
+    let pg = shared_pg();
+    let url = pg.fresh_db("start");
+    let barrier = Arc::new(Barrier::new(4));
+    let govs: Vec<Governor> = (0..4)
+        .map(|_| {
+            let (url, b) = (url.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                b.wait();
+                open(&url, policy(3, 1000))
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|h| h.join().expect("governor thread"))
+        .collect();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let n: i64 = c
+        .query_one("SELECT count(*) FROM leasekit.migrations", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 1, "each migration applied once");
+    // One policy activation recorded, one audit chain.
+    let v = govs[3].verify_audit().unwrap();
+    assert!(v.ok, "{v:?}");
+    // Capacity 3 is shared by the four governors.
+    let granted: Vec<bool> = (0..4)
+        .map(|i| {
+            govs[i]
+                .acquire(acq(&format!("a{i}"), 1, ""))
+                .unwrap()
+                .granted
+        })
+        .collect();
+    assert_eq!(granted, vec![true, true, true, false]);
+    let denied = govs[0].acquire(acq("z", 1, "")).unwrap();
+    assert_eq!(denied.denied_reason, "concurrency_limit_reached");
+    let in_flight: i64 = c
+        .query_one("SELECT in_flight FROM leasekit.meta", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(in_flight, 3);
+}
+
+#[test]
+fn state_survives_a_reopen_and_money_is_numeric() {
+    let pg = shared_pg();
+    let url = pg.fresh_db("reopen");
+    let g = open(&url, policy(4, 500));
+    let a = g.acquire(acq("a", 120, "k1")).unwrap();
+    assert!(a.granted);
+    let r = g
+        .release(ReleaseRequest {
+            lease_id: a.lease_id.clone(),
+            actual_cost_cents: 77,
+            // Keyed, so the released lease is kept (for a replay) and its row can be read.
+            idempotency_key: "r1".into(),
+            ..ReleaseRequest::default()
+        })
+        .unwrap();
+    assert_eq!(r.classification, ReleaseClassification::Recorded, "{r:?}");
+    drop(g);
+    // A reopen with another policy keeps the stored one and the spend.
+    let g = open(&url, policy(1, 99999));
+    assert_eq!(
+        g.with_engine(|e| e.policy().version().to_string()),
+        "fleet-test"
+    );
+    assert_eq!(g.with_engine(|e| e.state().meta.pools.budget_used), 77);
+    let replay = g.acquire(acq("a", 120, "k1")).unwrap();
+    assert_eq!(replay.lease_id, a.lease_id, "the stored grant is replayed");
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let row = c
+        .query_one(
+            "SELECT pg_typeof(settled_cents)::text, settled_cents::text, reserved_cents::text,
+                    status FROM leasekit.leases WHERE id = $1",
+            &[&a.lease_id],
+        )
+        .unwrap();
+    let (ty, settled, reserved, status): (String, String, String, String) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
+    assert_eq!(
+        (
+            ty.as_str(),
+            settled.as_str(),
+            reserved.as_str(),
+            status.as_str()
+        ),
+        ("numeric", "77", "120", "released")
+    );
+    let used: String = c
+        .query_one("SELECT budget_used_cents::text FROM leasekit.meta", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(used, "77");
+    assert!(g.verify_audit().unwrap().ok);
+}
+
+#[test]
+fn one_grant_per_key_sent_to_two_governors_at_once() {
+    let pg = shared_pg();
+    let url = pg.fresh_db("idem");
+    let (g1, g2) = (
+        open(&url, policy(64, 100000)),
+        open(&url, policy(64, 100000)),
+    );
+    for round in 0..20 {
+        let key = format!("key-{round}");
+        let b = Arc::new(Barrier::new(2));
+        let hs: Vec<_> = [g1.clone(), g2.clone()]
+            .into_iter()
+            .map(|g| {
+                let (b, key) = (b.clone(), key.clone());
+                std::thread::spawn(move || {
+                    b.wait();
+                    g.acquire(acq("same-actor", 3, &key)).unwrap()
+                })
+            })
+            .collect();
+        let rs: Vec<AcquireResponse> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+        assert!(rs[0].granted && rs[1].granted, "{rs:?}");
+        assert_eq!(rs[0].lease_id, rs[1].lease_id, "round {round}: one grant");
+    }
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let n: i64 = c
+        .query_one(
+            "SELECT count(*) FROM leasekit.leases WHERE body IS NOT NULL",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 20, "twenty leases for twenty keys");
+    let used = g2.with_engine(|e| e.state().meta.pools.budget_used);
+    let _ = g2.metrics().unwrap();
+    assert_eq!(
+        g2.with_engine(|e| e.state().meta.pools.budget_used),
+        60.max(used)
+    );
+    // The audit chain is one line per event, linear, verified from either governor.
+    let v1 = g1.verify_audit().unwrap();
+    let v2 = g2.verify_audit().unwrap();
+    assert!(v1.ok && v2.ok);
+    assert_eq!(v1.records, v2.records);
+    let (count, lines): (i64, i64) = {
+        let r = c
+            .query_one(
+                "SELECT audit_count, (SELECT count(*) FROM leasekit.audit) FROM leasekit.meta",
+                &[],
+            )
+            .unwrap();
+        (r.get(0), r.get(1))
+    };
+    assert_eq!(count, lines);
+    assert_eq!(count as u64, v1.records);
+}
+
+#[test]
+fn urls_are_checked_without_echoing_secrets_and_blind_writes_are_refused() {
+    let e = PostgresStore::open("mysql://x").unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidRequest);
+    let e = PostgresStore::open("postgres://u:s3cret@%2Fnonexistent-dir/db").unwrap_err();
+    assert!(!e.message().contains("s3cret"), "{e}");
+    assert!(e.message().starts_with("store_unavailable"), "{e}");
+    let pg = shared_pg();
+    let url = pg.fresh_db("blind");
+    let store = PostgresStore::open(&url).unwrap();
+    assert!(store.shared());
+    assert!(store.commit(Batch::default()).is_err());
+    assert!(!store.path().contains("s3cret"));
+    assert!(
+        store.path().starts_with("postgres://postgres@"),
+        "{}",
+        store.path()
+    );
+    assert_eq!(store.schema_version().unwrap(), 1);
+    let g = Governor::open(&url, policy(2, 100), GovernorOptions::default()).unwrap();
+    assert!(g.acquire(acq("a", 1, "")).unwrap().granted);
+    let names = store.connected_governors().unwrap();
+    assert!(
+        names.len() >= 2 && names[0].application_name.starts_with("leasekit-governor "),
+        "{names:?}"
+    );
+}
