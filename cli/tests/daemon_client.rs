@@ -189,3 +189,63 @@ fn fallback_only_when_unreachable() {
     drop(silent);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn call_json_is_the_strict_typed_call_over_the_socket() {
+    let d = Daemon::start(&["--store", "memory"]);
+    let c = d.client();
+    let grant: Value = serde_json::from_str(
+        &c.call_json(
+            "Acquire",
+            r#"{"actorId":"a","maxOutputTokens":100,"estimatedCostCents":2}"#,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(grant["granted"], true);
+    let lease = grant["leaseId"].as_str().unwrap().to_string();
+    assert!(!lease.starts_with("local-"));
+    let status: Value = serde_json::from_str(&c.call_json("GetStatus", "").unwrap()).unwrap();
+    assert_eq!(status["activeLeases"], 1, "{status}");
+    // A misspelt field is refused before it is sent: nothing changes on the daemon.
+    let err = c
+        .call_json(
+            "Release",
+            &format!(r#"{{"leaseId":"{lease}","actualCostCent":1}}"#),
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidRequest, "{err}");
+    let err = c.call_json("Nope", "{}").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidRequest);
+    let status: Value = serde_json::from_str(&c.call_json("GetStatus", "{}").unwrap()).unwrap();
+    assert_eq!(status["activeLeases"], 1);
+    let rel: Value = serde_json::from_str(
+        &c.call_json(
+            "Release",
+            &format!(r#"{{"leaseId":"{lease}","actualCostCents":1}}"#),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(rel["classification"], "recorded", "{rel}");
+}
+
+#[test]
+fn call_json_refuses_a_bad_payload_even_when_the_daemon_is_unreachable() {
+    let dir = daemon::temp_dir("cj");
+    let c = client(&dir.join("none.sock"), FallbackMode::Dev);
+    let err = c
+        .call_json("Acquire", r#"{"actorId":"a","estimatedCost":2}"#)
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidRequest);
+    // A well-formed Acquire falls back as the typed method does.
+    let grant: Value = serde_json::from_str(
+        &c.call_json("Acquire", r#"{"actorId":"a","maxOutputTokens":10}"#)
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        grant["leaseId"].as_str().unwrap().starts_with("local-"),
+        "{grant}"
+    );
+}

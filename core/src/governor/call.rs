@@ -131,3 +131,37 @@ fn empty(payload: &str, strict: bool) -> crate::Result<()> {
         parse::<serde_json::Value>(payload, false).map(|_| ())
     }
 }
+
+/// Checks `payload` against `command`'s request type as strictly as [`Governor::call_json`]
+/// does (a JSON object, no unknown field, every value of its type) and answers the parsed
+/// command. The [`super::client::GovernorClient`] runs this before sending, so a typed call
+/// is refused the same way whether the governor is embedded or behind a daemon.
+pub(crate) fn check_strict(command: &str, payload: &str) -> crate::Result<Command> {
+    let Some(cmd) = Command::parse(command) else {
+        return Err(Error::invalid("unknown_command"));
+    };
+    fn ok<T: DeserializeOwned>(payload: &str) -> crate::Result<()> {
+        parse::<T>(payload, true).map(|_| ())
+    }
+    match cmd {
+        Command::Acquire => ok::<AcquireRequest>(payload),
+        Command::Release => ok::<ReleaseRequest>(payload),
+        Command::RequestApproval => ok::<ApprovalRequest>(payload),
+        Command::GrantApproval => ok::<GrantApprovalRequest>(payload),
+        Command::DenyApproval => ok::<DenyApprovalRequest>(payload),
+        Command::ListPendingApprovals => ok::<ApprovalQueueRequest>(payload),
+        Command::ReviewApproval => ok::<ReviewApprovalRequest>(payload),
+        Command::GetMetrics | Command::GetStatus => empty(payload, true),
+        Command::ExportDiagnostics => ok::<ExportDiagnosticsRequest>(payload),
+        Command::ExportRunawayReport => ok::<ExportRunawayReportRequest>(payload),
+        Command::StagePolicyBundle => ok::<PolicyBundle>(payload),
+        Command::ActivatePolicy => ok::<ActivatePolicyRequest>(payload),
+        Command::RequestToolSubLease => ok::<ToolSubLeaseRequest>(payload),
+        Command::ExecuteToolCall => ok::<ToolExecutionRequest>(payload),
+        Command::Authorize => ok::<AuthorizeRequest>(payload),
+        Command::ExportAudit => ok::<ExportAuditRequest>(payload),
+        Command::VerifyAudit => ok::<VerifyAuditRequest>(payload),
+        Command::RollbackPolicy => ok::<RollbackPolicyRequest>(payload),
+    }?;
+    Ok(cmd)
+}

@@ -178,6 +178,35 @@ impl GovernorClient {
         answer(env)
     }
 
+    /// The strict typed call, as [`crate::governor::Governor::call_json`]: checks `payload_json`
+    /// against `command`'s request type (an unknown field or command is `INVALID_REQUEST`
+    /// before anything is sent), runs it on the daemon and answers the response payload JSON.
+    /// `Acquire` and `Release` keep their fallback and local-lease behaviour; a `success:
+    /// false` answer or a transport failure is an error. The bindings' clients call this.
+    pub fn call_json(&self, command: &str, payload_json: &str) -> crate::Result<String> {
+        let cmd = super::call::check_strict(command, payload_json)?;
+        let text = if payload_json.trim().is_empty() {
+            "{}"
+        } else {
+            payload_json
+        };
+        let value = match cmd {
+            Command::Acquire => to_json(&self.acquire(strict_parse(text)?)?),
+            Command::Release => to_json(&self.release(strict_parse(text)?)?),
+            _ => {
+                let env = self
+                    .transport
+                    .call(cmd.as_str(), text.to_string())
+                    .map_err(|e| match e {
+                        CallError::Unreachable(msg) => unreachable_error(msg),
+                        CallError::Failed(e) => e,
+                    })?;
+                to_json(&answer::<serde_json::Value>(env)?)
+            }
+        };
+        Ok(value)
+    }
+
     /// `Acquire`. When the daemon cannot be reached and fallback is on, the grant or denial
     /// of 13.13's local rules (`local-` ids, `degradedMode: true`).
     pub fn acquire(&self, req: AcquireRequest) -> crate::Result<AcquireResponse> {
@@ -342,6 +371,11 @@ fn parse_payload<T: DeserializeOwned>(payload: &str) -> Result<T, String> {
         payload
     };
     serde_json::from_str(text).map_err(|e| format!("invalid payload: {e}"))
+}
+
+/// A payload already checked by `check_strict`.
+fn strict_parse<T: DeserializeOwned>(text: &str) -> crate::Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::invalid(format!("invalid payload: {e}")))
 }
 
 fn unreachable_error(msg: String) -> Error {
