@@ -15,6 +15,7 @@ pub mod fields;
 pub mod glob_regex;
 pub mod model;
 pub mod seeds;
+mod seeds_governor;
 pub mod targets;
 
 /// A target's check: panics exactly when a property fails.
@@ -34,5 +35,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("expires_at", targets::expires_at),
     ("agentfile", targets::agentfile),
     ("cedar_policy", targets::cedar_policy),
-    // governor_frame, governor_dispatch: once core/src/governor lands (see Cargo.toml).
+    ("governor_frame", targets::governor_frame),
+    ("governor_dispatch", targets::governor_dispatch),
+    ("c_abi", targets::c_abi),
 ];

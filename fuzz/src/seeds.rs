@@ -63,7 +63,7 @@ fn cap_seed(out: &mut Seeds, targets: &[&'static str], cap: &str, fields: &[&str
 pub struct Seeds(pub BTreeMap<&'static str, Vec<Vec<u8>>>);
 
 impl Seeds {
-    fn add(&mut self, target: &'static str, data: Vec<u8>) {
+    pub(crate) fn add(&mut self, target: &'static str, data: Vec<u8>) {
         let v = self.0.entry(target).or_default();
         if !v.contains(&data) {
             v.push(data);
@@ -136,6 +136,8 @@ pub fn seeds() -> Seeds {
                 }
             }
             "authorize" => authorize_seeds(&mut out, input),
+            "governor" => crate::seeds_governor::governor_vector(&mut out, input),
+            "frame_decode" => crate::seeds_governor::frame_vector(&mut out, input),
             "agentfile" => {
                 if let Some(t) = s(input, "text") {
                     agentfile_seeds(&mut out, &t);
@@ -167,6 +169,10 @@ fn authorize_seeds(out: &mut Seeds, input: &Value) {
         } else {
             (Some("model.use"), step["model"].as_str())
         };
+        if let (Some(cap), Some(target)) = (cap, target) {
+            let c = &input["constraints"];
+            crate::seeds_governor::c_abi_authorize(out, &lease, c, cap, target);
+        }
         if let (Some(sel), Some(target)) = (cap.and_then(selector), target) {
             let mut tail = vec![sel];
             tail.extend_from_slice(target.as_bytes());

@@ -113,4 +113,7 @@ replay! {
     expires_at: 50,
     agentfile: 50,
     cedar_policy: 3,
+    governor_frame: 100,
+    governor_dispatch: 100,
+    c_abi: 100,
 }

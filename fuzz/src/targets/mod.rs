@@ -3,14 +3,18 @@
 
 mod agentfile;
 mod budget;
+mod c_abi;
 mod canonical;
+mod governor;
 mod lease;
 mod pattern;
 mod subset;
 
 pub use agentfile::{agentfile, cedar_policy};
 pub use budget::{budget_amount, expires_at};
+pub use c_abi::c_abi;
 pub use canonical::{canonical_fast_path, canonical_invariants, canonicalize};
+pub use governor::{governor_dispatch, governor_frame};
 pub use lease::{authorize, lease_json};
 pub use pattern::pattern_match;
 pub use subset::{narrow, subset_bruteforce};
