@@ -24,12 +24,15 @@ pub const STORE_FILE: &str = "governor.db";
 pub const TEST_SET_CLOCK: &str = "TestSetClock";
 
 /// Where the governor keeps its state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreKind {
     /// `governor.db` in the state directory, with this durability.
     Sqlite(Synchronous),
     /// In memory: lost when the daemon stops (tests, throwaway).
     Memory,
+    /// A PostgreSQL database shared with other governors (SEMANTICS 13.12): the URL
+    /// (`postgres://...`). Needs a leasekit built with its `postgres` feature.
+    Postgres(String),
 }
 
 /// How to build the daemon's governor.
@@ -77,6 +80,8 @@ impl GovernorService {
                 })?)
             }
             StoreKind::Memory => Arc::new(MemoryStore::new()),
+            StoreKind::Postgres(url) => leasekit::governor::store::open_location(&url)
+                .map_err(|e| format!("cannot open the PostgreSQL store: {}", e.message()))?,
         };
         let manual_clock = spec.manual_clock.map(|t| Arc::new(ManualClock::new(t)));
         let clock: Arc<dyn Clock> = match &manual_clock {

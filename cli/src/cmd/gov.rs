@@ -211,17 +211,34 @@ pub fn run(args: &GovArgs, style: &Style) -> Result<Report, Failure> {
             } else {
                 style.bad("unhealthy")
             };
-            let store = if s.durable_state_enabled {
-                format!("{} (durable)", s.state_database_path)
-            } else {
+            let store = if !s.durable_state_enabled {
                 "memory (not durable)".to_string()
+            } else if s.connected_governors.is_some() {
+                format!("postgresql {} (durable, shared)", s.state_database_path)
+            } else {
+                format!("sqlite {} (durable)", s.state_database_path)
             };
+            let mut fleet = String::new();
+            if let Some(govs) = &s.connected_governors {
+                fleet.push_str(&format!(
+                    "  connected governors {}
+",
+                    govs.len()
+                ));
+                for g in govs {
+                    fleet.push_str(&format!(
+                        "    {} from {} since {}
+",
+                        g.application_name, g.client, g.since
+                    ));
+                }
+            }
             Ok(Report::new(
                 format!(
                     "governor at {}: {health}\n  policy             {} (hash {})\n  \
                      active leases      {}\n  pending approvals  {}\n  spend today        {} cents\n  \
                      store              {store}\n  audit              {} records (level {})\n  \
-                     started            {}\n",
+                     started            {}\n{fleet}",
                     socket.display(),
                     s.policy_version,
                     short(&s.policy_hash),

@@ -55,8 +55,11 @@ pub struct ServeArgs {
     /// Socket permission bits in octal (0600: owner only).
     #[arg(long, value_name = "OCTAL", default_value = "600", value_parser = parse_mode)]
     pub socket_mode: u32,
-    /// Where state lives.
-    #[arg(long, value_enum, default_value_t = StoreArg::Sqlite)]
+    /// Where state lives: `sqlite` (STATE/governor.db), `memory` (lost at shutdown), a
+    /// PostgreSQL URL `postgres://USER@HOST/DB?host=/socket/dir` shared by a fleet of daemons
+    /// (SEMANTICS 13.12), or `env:NAME` to read that URL from the environment variable NAME
+    /// (keeps a password out of the process list).
+    #[arg(long, value_name = "STORE", default_value = "sqlite", value_parser = parse_store)]
     pub store: StoreArg,
     /// SQLite durability: full (fsync per commit; no answered grant lost on power loss) or
     /// normal (survives a crash of the daemon, not of the machine).
@@ -84,12 +87,37 @@ pub struct ServeArgs {
 }
 
 /// `--store`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StoreArg {
     /// STATE/governor.db.
     Sqlite,
     /// In memory (lost at shutdown).
     Memory,
+    /// A PostgreSQL URL.
+    Postgres(String),
+}
+
+fn is_postgres_url(s: &str) -> bool {
+    let lower = s.to_ascii_lowercase();
+    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+}
+
+fn parse_store(s: &str) -> Result<StoreArg, String> {
+    match s {
+        "sqlite" => Ok(StoreArg::Sqlite),
+        "memory" => Ok(StoreArg::Memory),
+        _ if is_postgres_url(s) => Ok(StoreArg::Postgres(s.to_string())),
+        _ => match s.strip_prefix("env:") {
+            Some(name) => match std::env::var(name) {
+                Ok(url) if is_postgres_url(&url) => Ok(StoreArg::Postgres(url)),
+                Ok(_) => Err(format!("${name} does not hold a postgres:// URL")),
+                Err(_) => Err(format!("${name} is not set")),
+            },
+            None => Err(
+                "expected sqlite, memory, a postgres:// URL or env:NAME (the URL in $NAME)".into(),
+            ),
+        },
+    }
 }
 
 /// `--sync`.
@@ -183,8 +211,9 @@ fn spec(args: &ServeArgs) -> Result<GovernorSpec, Failure> {
     Ok(GovernorSpec {
         policy,
         options,
-        store: match (args.store, args.sync) {
+        store: match (&args.store, args.sync) {
             (StoreArg::Memory, _) => StoreKind::Memory,
+            (StoreArg::Postgres(url), _) => StoreKind::Postgres(url.clone()),
             (StoreArg::Sqlite, SyncArg::Full) => StoreKind::Sqlite(Synchronous::Full),
             (StoreArg::Sqlite, SyncArg::Normal) => StoreKind::Sqlite(Synchronous::Normal),
         },

@@ -359,7 +359,9 @@ impl Governor {
             self.inner.store.durable(),
             self.inner.store.path(),
         );
-        self.run(move |e| Ok(e.status(started, durable, path)))
+        let mut status = self.run(move |e| Ok(e.status(started, durable, path)))?;
+        status.connected_governors = self.inner.store.connected_governors()?;
+        Ok(status)
     }
 
     /// `ExportDiagnostics` (the document inline; nothing is written to disk).

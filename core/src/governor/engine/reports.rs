@@ -62,6 +62,7 @@ impl Engine {
             policy_hash: self.policy.hash().to_string(),
             audit_level: self.policy.doc().audit_level.clone().unwrap_or_default(),
             audit_records: self.st.meta.audit.count,
+            connected_governors: None,
         }
     }
 

@@ -134,6 +134,13 @@ pub trait Store: Send + Sync {
     fn shared(&self) -> bool {
         false
     }
+    /// The governors connected to a shared store now (`GetStatus`); `None` for a store of
+    /// one governor.
+    fn connected_governors(
+        &self,
+    ) -> crate::Result<Option<Vec<crate::governor::wire::ConnectedGovernor>>> {
+        Ok(None)
+    }
     /// One batch transaction of a shared store: lock the meta row, call `decide` once with
     /// what changed since version `seen` (everything when `None`), write the batch it answers,
     /// commit. Answers the version now current. An error means nothing was written, except

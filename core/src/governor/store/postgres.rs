@@ -88,16 +88,7 @@ impl std::fmt::Debug for PostgresStore {
     }
 }
 
-/// A governor connected to the database (from `pg_stat_activity`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConnectedGovernor {
-    /// `leasekit-governor <host> <pid>`.
-    pub application_name: String,
-    /// Client address (`local` for a Unix socket).
-    pub client: String,
-    /// When the connection started.
-    pub since: String,
-}
+pub use crate::governor::wire::ConnectedGovernor;
 
 const LOCK_SQL: &str = "SELECT ver, purged_ver, audit_count, audit_head, body IS NULL,
         CASE WHEN ver IS DISTINCT FROM $1::int8 THEN body END
@@ -611,6 +602,10 @@ impl Store for PostgresStore {
 
     fn shared(&self) -> bool {
         true
+    }
+
+    fn connected_governors(&self) -> crate::Result<Option<Vec<ConnectedGovernor>>> {
+        PostgresStore::connected_governors(self).map(Some)
     }
 
     fn transact(&self, seen: Option<u64>, decide: &mut Decide<'_>) -> crate::Result<u64> {

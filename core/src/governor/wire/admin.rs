@@ -55,6 +55,22 @@ pub struct StatusResponse {
     pub audit_level: String,
     /// Audit records in the chain.
     pub audit_records: u64,
+    /// On a store shared by a fleet (PostgreSQL, SEMANTICS 13.12): the governors connected
+    /// to it now. Absent for a store of one governor (memory, SQLite).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connected_governors: Option<Vec<ConnectedGovernor>>,
+}
+
+/// A governor connected to a shared store (from PostgreSQL's `pg_stat_activity`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ConnectedGovernor {
+    /// `leasekit-governor <host> <pid>`.
+    pub application_name: String,
+    /// Client address (`local` for a Unix socket).
+    pub client: String,
+    /// When its connection started (RFC 3339 UTC).
+    pub since: String,
 }
 
 /// `ExportDiagnosticsRequest`.
