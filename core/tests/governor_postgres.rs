@@ -233,3 +233,32 @@ fn urls_are_checked_without_echoing_secrets_and_blind_writes_are_refused() {
         "{names:?}"
     );
 }
+
+#[test]
+fn embedded_open_takes_a_postgres_url_as_every_binding_does() {
+    let pg = shared_pg();
+    let url = pg.fresh_db("embedded_open");
+    let policy = r#"{"policyVersion": "bound", "dailyBudgetCents": 100}"#;
+    let a = leasekit::governor::open::EmbeddedGovernor::open(&url, policy, "").unwrap();
+    let b = leasekit::governor::open::EmbeddedGovernor::open(&url, policy, "").unwrap();
+    let grant: serde_json::Value = serde_json::from_str(
+        &a.governor()
+            .call_json("Acquire", r#"{"actorId":"x","estimatedCostCents":60}"#)
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(grant["granted"], true, "{grant}");
+    // The second governor sees the first one's reservation: 60 + 60 > 100.
+    let second: serde_json::Value = serde_json::from_str(
+        &b.governor()
+            .call_json("Acquire", r#"{"actorId":"y","estimatedCostCents":60}"#)
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(second["granted"], false, "{second}");
+    let status = b.governor().status().unwrap();
+    assert_eq!(status.connected_governors.map(|g| g.len()), Some(2));
+    let e = leasekit::governor::open::EmbeddedGovernor::open(&url, "", r#"{"synchronous":"full"}"#)
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidRequest);
+}

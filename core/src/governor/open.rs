@@ -23,19 +23,20 @@ pub enum StoreSpec {
     Memory,
     /// `"sqlite:PATH"` or a bare path.
     Sqlite(String),
+    /// `"postgres://..."`/`"postgresql://..."`: a database shared by a fleet (SEMANTICS
+    /// 13.12); needs the `postgres` feature.
+    Postgres(String),
 }
 
 impl StoreSpec {
-    /// Reads a store string: `"memory"`/`":memory:"`, `"sqlite:PATH"` or a file path. An
-    /// empty string is refused, and so is a PostgreSQL URL (that store is not built yet).
+    /// Reads a store string: `"memory"`/`":memory:"`, `"sqlite:PATH"`, a file path or a
+    /// PostgreSQL URL. An empty string is refused.
     pub fn parse(text: &str) -> crate::Result<StoreSpec> {
         let lower = text.to_ascii_lowercase();
         if text == "memory" || text == ":memory:" {
             Ok(StoreSpec::Memory)
         } else if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
-            Err(Error::invalid(
-                "PostgreSQL stores are not available in this build; use memory or a SQLite path",
-            ))
+            Ok(StoreSpec::Postgres(text.to_string()))
         } else {
             let path = text.strip_prefix("sqlite:").unwrap_or(text);
             if path.is_empty() {
@@ -124,6 +125,12 @@ impl EmbeddedGovernor {
             (StoreSpec::Sqlite(path), sync) => {
                 Arc::new(SqliteStore::open_with(path, sync.unwrap_or_default())?)
             }
+            (StoreSpec::Postgres(_), Some(_)) => {
+                return Err(Error::invalid(
+                    "option synchronous applies to a SQLite store only (PostgreSQL commits durably)",
+                ));
+            }
+            (StoreSpec::Postgres(url), None) => super::store::open_location(&url)?,
         };
         let system: Arc<dyn Clock> = match &clock {
             Some(c) => c.clone(),
@@ -182,12 +189,22 @@ mod tests {
             StoreSpec::parse("gov.db").unwrap(),
             StoreSpec::Sqlite("gov.db".into())
         );
-        for bad in ["", "sqlite:", "postgres://u@h/db", "PostgreSQL://h/db"] {
+        for pg in ["postgres://u@h/db", "PostgreSQL://h/db"] {
+            assert_eq!(
+                StoreSpec::parse(pg).unwrap(),
+                StoreSpec::Postgres(pg.into())
+            );
+        }
+        for bad in ["", "sqlite:"] {
             assert_eq!(
                 StoreSpec::parse(bad).unwrap_err().code(),
                 ErrorCode::InvalidRequest
             );
         }
+        // Without a reachable server (or without the feature) a PostgreSQL URL is an error,
+        // never a SQLite file of that name.
+        EmbeddedGovernor::open("PostgreSQL://u@%2Fnonexistent-dir/db", "", "").unwrap_err();
+        assert!(!std::path::Path::new("PostgreSQL:").exists());
     }
 
     #[test]

@@ -25,7 +25,8 @@ pub use sqlite::{SqliteStore, Synchronous};
 /// Opens the store a location names: `postgres://...` or `postgresql://...` (a PostgreSQL
 /// database shared by a fleet; feature `postgres`), `:memory:`, or else a SQLite file path.
 pub fn open_location(location: &str) -> crate::Result<std::sync::Arc<dyn Store>> {
-    let is_pg = location.starts_with("postgres://") || location.starts_with("postgresql://");
+    let lower = location.get(..13).unwrap_or(location).to_ascii_lowercase();
+    let is_pg = lower.starts_with("postgres://") || lower.starts_with("postgresql://");
     if is_pg {
         #[cfg(feature = "postgres")]
         return Ok(std::sync::Arc::new(PostgresStore::open(location)?));
