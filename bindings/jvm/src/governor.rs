@@ -83,9 +83,7 @@ pub fn governor_call<'local>(
     run(env, |env| {
         let command = string_arg(env, &command, "command")?;
         let payload = json_or_empty(optional_string_arg(env, &payload_json, "payload")?);
-        let out = governor(handle)?
-            .governor()
-            .call_json(&command, &payload)?;
+        let out = governor(handle)?.governor().call_json(&command, &payload)?;
         new_string(env, &out)
     })
 }
