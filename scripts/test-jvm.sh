@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # JVM: build the JNI library (cargo, release), package it into the jar's resources, run
 # `mvn verify` (JUnit 5: the Java API tests plus the conformance runner over every vector,
-# honouring LEASEKIT_VECTORS), then run examples/java/QuickStart.java against the packaged jar
+# honouring LEASEKIT_VECTORS; GovernorClientTest starts a real `leasekit serve`, so the CLI
+# binary is built too and its path passed as -Dleasekit.cli.path), then run examples/java/QuickStart.java against the packaged jar
 # (which loads the library from the jar's resources). Maven downloads its plugins and
 # dependencies from Maven Central on a fresh machine.
 # Last line: "jvm: N passed, N failed" (Surefire's tests + the example).
@@ -11,12 +12,13 @@ source bindings/jvm/scripts/common.sh
 
 status=0
 jvm_build_native || { echo "jvm: 0 passed, 1 failed"; exit 1; }
+jvm_build_cli || { echo "jvm: 0 passed, 1 failed"; exit 1; }
 jvm_stage_native_resource
 
 rm -rf bindings/jvm/target/surefire-reports
 (cd bindings/jvm && mvn -B --no-transfer-progress -Dstyle.color=never verify dependency:build-classpath \
   -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime \
-  -Dleasekit.library.path="$JVM_LIB") || status=1
+  -Dleasekit.library.path="$JVM_LIB" -Dleasekit.cli.path="$JVM_CLI") || status=1
 echo  # Maven leaves ANSI resets without a newline; keep the summary on its own line
 
 read -r pass fail < <(jvm_count_reports bindings/jvm/target/surefire-reports)

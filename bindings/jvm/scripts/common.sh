@@ -3,6 +3,8 @@
 root=$(pwd)
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 JVM_LIB="$CARGO_TARGET_DIR/release/libleasekit_jvm.so"
+# The `leasekit` CLI (debug build), whose `leasekit serve` GovernorClientTest starts.
+JVM_CLI="$CARGO_TARGET_DIR/debug/leasekit"
 
 # Maven runs in bindings/jvm/: make a relative LEASEKIT_VECTORS absolute first.
 if [ -n "${LEASEKIT_VECTORS:-}" ]; then
@@ -15,6 +17,11 @@ fi
 # Builds the JNI library (release profile, shared target dir).
 jvm_build_native() {
   cargo build --release -p leasekit-jvm && [ -f "$JVM_LIB" ]
+}
+
+# Builds the `leasekit` CLI binary for the daemon tests (debug profile, shared target dir).
+jvm_build_cli() {
+  cargo build -p leasekit-cli --bin leasekit && [ -x "$JVM_CLI" ]
 }
 
 # Copies the library to where the pom packages it: native/<os>-<arch>/ in the jar.

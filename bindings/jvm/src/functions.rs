@@ -314,3 +314,17 @@ pub fn parse_amount_text<'local>(
         new_string(env, &leasekit::format_amount(&amount))
     })
 }
+
+/// `Native.leaseLint(leaseJson)`: core's lease lint, `{"warnings": [{code, capability,
+/// pattern, message, hint}, ...]}`; an invalid lease is `INVALID_REQUEST`.
+#[jni_mangle("dev.leasekit.Native")]
+pub fn lease_lint<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    lease_json: JString<'local>,
+) -> JString<'local> {
+    run(env, |env| {
+        let json = string_arg(env, &lease_json, "lease")?;
+        new_string(env, &leasekit::lint_lease_json(&json)?)
+    })
+}

@@ -302,6 +302,17 @@ pub fn guard_close<'local>(
     })
 }
 
+/// `Native.guardIsExhausted(handle)`: whether some budget counter is at or below zero
+/// (core's [`LeaseGuard::is_exhausted`]).
+#[jni_mangle("dev.leasekit.Native")]
+pub fn guard_is_exhausted<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: i64,
+) -> bool {
+    run(env, |_env| Ok(guard(handle)?.is_exhausted()))
+}
+
 /// `Native.guardExpiresAt(handle)`: the effective expiry as decimal epoch nanos, or `null`.
 #[jni_mangle("dev.leasekit.Native")]
 pub fn guard_expires_at<'local>(

@@ -14,11 +14,15 @@
 //!   narrowing).
 //! * [`guard`]: the `LeaseGuard` handle calls.
 //! * [`agentfile`]: the Agentfile check (parse, lint, derived lease).
+//! * [`governor`]: the embedded governor handle calls and frame decoding.
+//! * [`client`]: the daemon client (`GovernorClient`) handle calls.
 
 pub mod agentfile;
+pub mod client;
 pub mod clock;
 pub mod convert;
 pub mod error;
 pub mod functions;
+pub mod governor;
 pub mod guard;
 pub mod text;

@@ -72,12 +72,12 @@ public final class BudgetCounters {
 
   /**
    * Whether some counter is at or below zero (then {@code authorize} fails with {@code
-   * BUDGET_EXHAUSTED}).
+   * BUDGET_EXHAUSTED}). The core decides (its {@code LeaseGuard::is_exhausted}).
    *
    * @return {@code true} if any budget is spent
    */
   public boolean isExhausted() {
-    return guard.remaining().values().stream().anyMatch(v -> v.signum() <= 0);
+    return guard.isExhausted();
   }
 
   /**

@@ -161,6 +161,30 @@ public final class Lease {
     return json;
   }
 
+  /**
+   * Lease-writing mistakes: patterns that are valid but almost never meant, because they grant more
+   * than they seem to ({@code https://api.example.com**} also matches {@code
+   * https://api.example.com.evil.com/}) or can never match a canonical target (a {@code ..}
+   * segment). The core decides ({@code leasekit::lint_lease}); lint never changes what the lease
+   * grants.
+   *
+   * @return the warnings in capability and pattern order (empty when there are none)
+   */
+  public List<LeaseWarning> lint() {
+    JsonNode warnings = Json.parse(Native.leaseLint(json)).path("warnings");
+    List<LeaseWarning> out = new ArrayList<>();
+    for (JsonNode w : warnings) {
+      out.add(
+          new LeaseWarning(
+              w.path("code").asText(),
+              w.path("capability").asText(),
+              w.path("pattern").asText(),
+              w.path("message").asText(),
+              w.path("hint").asText()));
+    }
+    return List.copyOf(out);
+  }
+
   @Override
   public String toString() {
     return constraints.expiresAt().isEmpty() ? json : json + " until " + constraints;

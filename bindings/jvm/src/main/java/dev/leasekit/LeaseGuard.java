@@ -214,6 +214,11 @@ public final class LeaseGuard implements AutoCloseable {
     return Json.amounts(handle.call(Native::guardRemaining));
   }
 
+  /** Whether some budget counter is at or below zero (core's decision; see BudgetCounters). */
+  boolean isExhausted() {
+    return handle.call(Native::guardIsExhausted);
+  }
+
   /**
    * The budget counters of this guard.
    *

@@ -105,4 +105,45 @@ final class Native {
 
   /** As {@link #panicForTest}, through the error wrapper of the authorize calls. */
   static native void panicForTestRaw();
+
+  static native boolean guardIsExhausted(long handle);
+
+  static native String leaseLint(String leaseJson);
+
+  // ---- the embedded governor (governor.rs); handles owned by NativeHandle ----
+
+  static native long governorOpen(String store, String policyJson, String optionsJson);
+
+  /** The strict call: the response payload JSON, or an exception. */
+  static native String governorCall(long handle, String command, String payloadJson);
+
+  /** The wire dispatcher: the response envelope JSON. */
+  static native String governorHandle(long handle, String command, String payloadJson);
+
+  static native byte[] governorHandleFrame(long handle, byte[] frame);
+
+  static native void governorSetTime(long handle, String time);
+
+  static native void governorAdvanceMillis(long handle, long millis);
+
+  static native String governorTime(long handle);
+
+  static native void governorClose(long handle);
+
+  static native void governorFree(long handle);
+
+  /** The request envelope of one frame as JSON. */
+  static native String decodeFrame(byte[] frame);
+
+  // ---- the daemon client (client.rs) ----
+
+  static native long clientConnect(String socket, long timeoutMillis, String fallback);
+
+  static native String clientCall(long handle, String command, String payloadJson);
+
+  static native String clientHandle(long handle, String command, String payloadJson);
+
+  static native void clientClose(long handle);
+
+  static native void clientFree(long handle);
 }

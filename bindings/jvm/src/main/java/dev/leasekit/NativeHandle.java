@@ -7,9 +7,11 @@ import java.lang.ref.Reference;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
- * Owns one native guard handle, without a lock on the call path.
+ * Owns one native handle (a guard, an embedded governor or a governor client), without a lock on
+ * the call path.
  *
  * <p>Lifetime rule: the native memory is freed only by the shared {@link Cleaner}, once this object
  * is unreachable, and never by {@link #release}. {@link #call} keeps this object reachable until
@@ -46,23 +48,36 @@ final class NativeHandle {
 
   private final long handle;
 
+  /** The exception of a call after {@link #release}. */
+  private final Supplier<? extends LeaseException> closedError;
+
   /** Set once by {@link #release}; read by every call. */
   private volatile boolean released;
 
-  /** Takes ownership of {@code handle}. */
+  /** Takes ownership of a guard {@code handle}. */
   NativeHandle(long handle) {
-    this.handle = handle;
-    LIVE.incrementAndGet();
-    CLEANER.register(this, new Free(handle));
+    this(handle, Native::guardFree, () -> new LeaseExpiredException("the LeaseGuard is closed"));
   }
 
   /**
-   * Runs {@code call} with the live handle; after release it throws LeaseExpiredException, as the
-   * core answers for a closed guard.
+   * Takes ownership of {@code handle}, freed by {@code free} (a static native: it must not refer to
+   * the owner, or the owner never becomes unreachable); a call after {@link #release} throws {@code
+   * closedError}'s exception.
+   */
+  NativeHandle(long handle, LongConsumer free, Supplier<? extends LeaseException> closedError) {
+    this.handle = handle;
+    this.closedError = closedError;
+    LIVE.incrementAndGet();
+    CLEANER.register(this, new Free(handle, free));
+  }
+
+  /**
+   * Runs {@code call} with the live handle; after release it throws the closed error (for a guard
+   * LeaseExpiredException, as the core answers for a closed guard).
    */
   <T> T call(LongFunction<T> call) {
     if (released) {
-      throw new LeaseExpiredException("the LeaseGuard is closed");
+      throw closedError.get();
     }
     try {
       return call.apply(handle);
@@ -95,15 +110,17 @@ final class NativeHandle {
   /** The cleaning action; holds only the handle, never the owner. */
   private static final class Free implements Runnable {
     private final long handle;
+    private final LongConsumer free;
 
-    Free(long handle) {
+    Free(long handle, LongConsumer free) {
       this.handle = handle;
+      this.free = free;
     }
 
     @Override
     public void run() {
       LIVE.decrementAndGet();
-      Native.guardFree(handle);
+      free.accept(handle);
     }
   }
 }

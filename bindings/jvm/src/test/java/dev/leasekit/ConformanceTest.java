@@ -34,16 +34,9 @@ class ConformanceTest {
   @TestFactory
   Stream<DynamicTest> vectors() throws IOException {
     List<DynamicTest> tests = new ArrayList<>();
-    int skipped = 0;
     for (Path file : vectorFiles()) {
       JsonNode root = Json.MAPPER.readTree(file.toFile());
       for (JsonNode vector : root.path("vectors")) {
-        // Governor ops (issue 19) run in the Rust runner; skipped until this binding has one.
-        String vop = vector.path("op").asText();
-        if (vop.equals("governor") || vop.equals("frame_decode")) {
-          skipped++;
-          continue;
-        }
         String name = file.getFileName() + ":" + vector.path("id").asText("?");
         tests.add(
             DynamicTest.dynamicTest(
@@ -56,9 +49,6 @@ class ConformanceTest {
                   }
                 }));
       }
-    }
-    if (skipped > 0) {
-      System.out.println("skipped " + skipped + " (not yet supported: ops governor, frame_decode)");
     }
     assertTrue(!tests.isEmpty(), "no vectors found: an empty run proves nothing");
     return tests.stream();
@@ -161,6 +151,8 @@ class ConformanceTest {
         yield NODES.textNode("ok");
       }
       case "authorize" -> authorize(in);
+      case "governor" -> GovernorOps.governor(in);
+      case "frame_decode" -> GovernorOps.frameDecode(in);
       case "narrow" -> {
         Lease requested = lease(in.get("requested"), null);
         Lease ceiling = lease(in.get("ceiling"), null);
@@ -273,6 +265,8 @@ class ConformanceTest {
       }
       case "budget_sum" -> assertAmounts(expect, actual, "sums");
       case "authorize" -> compareSteps(expect, actual);
+      case "governor" ->
+          assertTrue(GovernorOps.equal(expect, actual), "expected " + expect + ", got " + actual);
       case "narrow" -> assertLeaseEquivalent(expect, actual);
       case "agentfile" -> compareAgentfile(expect, actual);
       default -> assertEquals(expect, actual);

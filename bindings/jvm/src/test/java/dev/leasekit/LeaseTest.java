@@ -77,4 +77,38 @@ class LeaseTest {
     Lease lease = Lease.of(Map.of("agent.delegate", List.of("summarise@*")));
     assertEquals(List.of("summarise@*"), lease.patterns("agent.delegate").orElseThrow());
   }
+
+  @Test
+  void lintFindsLeaseWritingMistakes() {
+    Lease risky =
+        Lease.fromJson(
+            "{\"net.fetch\": [\"https://api.example.com**\", \"*://api.example.com/**\","
+                + " \"https://ok.example.com/v1/**\"], \"fs.read\": [\"/data/**\"]}");
+    List<LeaseWarning> warnings = risky.lint();
+    List<String> codes = warnings.stream().map(LeaseWarning::code).toList();
+    assertTrue(codes.contains("host-open-suffix"), codes.toString());
+    assertTrue(codes.contains("scheme-wildcard"), codes.toString());
+    for (LeaseWarning w : warnings) {
+      assertEquals("net.fetch", w.capability());
+      assertTrue(!w.pattern().contains("ok.example.com"), w.toString());
+      assertTrue(!w.message().isEmpty() && !w.hint().isEmpty(), w.toString());
+    }
+    Lease clean = Lease.fromJson("{\"fs.read\": [\"/data/**\"], \"tool.call\": [\"x\"]}");
+    assertEquals(List.of(), clean.lint());
+  }
+
+  @Test
+  void budgetExhaustionIsDecidedByTheCore() {
+    Lease lease = Lease.fromJson("{\"cost.budget\": [\"USD:1\", \"EUR:2\"]}");
+    try (LeaseGuard guard = LeaseGuard.of(lease)) {
+      assertTrue(!guard.budget().isExhausted());
+      guard.budget().spend("cost.llm", new BigDecimal("0.5"), "USD");
+      assertTrue(!guard.budget().isExhausted());
+      guard.budget().spend("cost.llm", new BigDecimal("2"), "EUR");
+      assertTrue(guard.budget().isExhausted(), "EUR is at zero");
+    }
+    try (LeaseGuard unbudgeted = LeaseGuard.of(Lease.fromJson("{\"tool.call\": [\"x\"]}"))) {
+      assertTrue(!unbudgeted.budget().isExhausted());
+    }
+  }
 }
