@@ -140,6 +140,77 @@ function wrapClass(NativeClass) {
   return Wrapped
 }
 
+// Governor and GovernorClient: the same typed methods on both, each one core's strict call
+// of its command (a plain request object in the protocol's field names in, the response
+// payload as a plain object out). Nothing is decided here: the table only names commands.
+const GOVERNOR_COMMANDS = {
+  acquire: 'Acquire',
+  release: 'Release',
+  requestApproval: 'RequestApproval',
+  grantApproval: 'GrantApproval',
+  denyApproval: 'DenyApproval',
+  reviewApproval: 'ReviewApproval',
+  listPendingApprovals: 'ListPendingApprovals',
+  metrics: 'GetMetrics',
+  status: 'GetStatus',
+  exportDiagnostics: 'ExportDiagnostics',
+  exportRunawayReport: 'ExportRunawayReport',
+  stagePolicyBundle: 'StagePolicyBundle',
+  activatePolicy: 'ActivatePolicy',
+  rollbackPolicy: 'RollbackPolicy',
+  requestToolSubLease: 'RequestToolSubLease',
+  executeToolCall: 'ExecuteToolCall',
+  authorize: 'Authorize',
+  exportAudit: 'ExportAudit',
+  verifyAudit: 'VerifyAudit',
+}
+function addGovernorMethods(NativeClass, call) {
+  for (const [name, command] of Object.entries(GOVERNOR_COMMANDS)) {
+    const method = {
+      [name]: function (request) {
+        try {
+          return call.call(this, command, request)
+        } catch (err) {
+          throw rethrow(err, method)
+        }
+      },
+    }[name]
+    Object.defineProperty(NativeClass.prototype, name, { value: method, writable: true, configurable: true })
+  }
+}
+// A class made only by its static factory (`Governor.open`, `GovernorClient.connect`): napi-rs
+// defines the factory as a read-only, non-configurable property, so the exported class is a
+// function of the same name sharing the native prototype (`instanceof` works), whose factory
+// is wrapped to throw LeaseErrors and whose constructor refuses `new`.
+function factoryClass(NativeClass, factory) {
+  const name = NativeClass.name
+  const Exposed = {
+    [name]: function () {
+      throw rethrow(new errorClasses.INVALID_REQUEST(`use ${name}.${factory}(...) to create a ${name}`), Exposed)
+    },
+  }[name]
+  const make = NativeClass[factory]
+  const wrapped = {
+    [factory]: function (...args) {
+      try {
+        return make.apply(NativeClass, args)
+      } catch (err) {
+        throw rethrow(err, wrapped)
+      }
+    },
+  }[factory]
+  Object.defineProperty(Exposed, 'prototype', { value: NativeClass.prototype })
+  Object.defineProperty(Exposed, factory, { value: wrapped, enumerable: true })
+  return Exposed
+}
+const nativeCalls = [native.Governor.prototype.call, native.GovernorClient.prototype.call]
+wrapClass(native.Governor)
+wrapClass(native.GovernorClient)
+addGovernorMethods(native.Governor, nativeCalls[0])
+addGovernorMethods(native.GovernorClient, nativeCalls[1])
+const Governor = factoryClass(native.Governor, 'open')
+const GovernorClient = factoryClass(native.GovernorClient, 'connect')
+
 const NativeLeaseGuard = native.LeaseGuard
 const LeaseGuard = wrapClass(NativeLeaseGuard)
 const CompiledLease = wrapClass(native.CompiledLease)
@@ -203,7 +274,7 @@ function keyOf(guard) {
 
 const api = {}
 for (const [name, value] of Object.entries(native)) {
-  if (name === 'LeaseGuard' || name === 'CompiledLease') continue // wrapped above
+  if (['LeaseGuard', 'CompiledLease', 'Governor', 'GovernorClient'].includes(name)) continue // wrapped above
   if (typeof value === 'function' && name.startsWith('__')) continue // internal (fast path)
   api[name] = typeof value === 'function' ? wrap(value) : value
 }
@@ -212,6 +283,8 @@ module.exports = {
   ...api,
   LeaseGuard,
   CompiledLease,
+  Governor,
+  GovernorClient,
   LeaseError,
   errorClasses,
   ...Object.fromEntries(Object.values(errorClasses).map((cls) => [cls.name, cls])),
