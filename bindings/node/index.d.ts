@@ -306,8 +306,35 @@ export interface GovernorMethods {
   /** `VerifyAudit`: the store's chain (or the given `records`): `ok`, `records`. */
   verifyAudit(request?: GovernorRequest | string | null): GovernorResponse
 }
-export interface Governor extends GovernorMethods {}
-export interface GovernorClient extends GovernorMethods {}
+/** The Promise forms of `GovernorMethods` (`acquireAsync`, ...): the same strict call run on
+ * the libuv thread pool, so the event loop does not wait for a SQLite commit or the daemon;
+ * concurrent calls on one SQLite governor share commits. A refusal rejects with a
+ * `LeaseError`. */
+export interface GovernorAsyncMethods {
+  /** `call` on the thread pool. */
+  callAsync(command: GovernorCommand, request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  acquireAsync(request?: AcquireRequest | string | null): Promise<AcquireResponse>
+  releaseAsync(request: ReleaseRequest | string): Promise<ReleaseResponse>
+  requestApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  grantApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  denyApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  reviewApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  listPendingApprovalsAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  metricsAsync(): Promise<GovernorResponse>
+  statusAsync(): Promise<GovernorResponse>
+  exportDiagnosticsAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  exportRunawayReportAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  stagePolicyBundleAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  activatePolicyAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  rollbackPolicyAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  requestToolSubLeaseAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  executeToolCallAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  authorizeAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  exportAuditAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  verifyAuditAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+}
+export interface Governor extends GovernorMethods, GovernorAsyncMethods {}
+export interface GovernorClient extends GovernorMethods, GovernorAsyncMethods {}
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for

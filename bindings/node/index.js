@@ -164,7 +164,41 @@ const GOVERNOR_COMMANDS = {
   exportAudit: 'ExportAudit',
   verifyAudit: 'VerifyAudit',
 }
-function addGovernorMethods(NativeClass, call) {
+// The Promise form of a strict call: the native task resolves to the JSON text
+// `{"ok": response}` or `{"error": {code, message, retryable, details}}`.
+function settle(text) {
+  const r = JSON.parse(text)
+  if (Object.hasOwn(r, 'error')) {
+    const code = r.error && typeof r.error.code === 'string' ? r.error.code : 'INTERNAL_ERROR'
+    throw convertError({ code, message: JSON.stringify(r.error) })
+  }
+  return r.ok
+}
+function addGovernorMethods(NativeClass, call, callAsync) {
+  // `async`: an argument refused before the call is queued rejects the Promise too.
+  const asyncCall = async function (command, request) {
+    let pending
+    try {
+      pending = callAsync.call(this, command, request)
+    } catch (err) {
+      throw convertError(err)
+    }
+    return settle(await pending)
+  }
+  Object.defineProperty(NativeClass.prototype, 'callAsync', {
+    value: async function callAsync(command, request) {
+      return asyncCall.call(this, command, request)
+    },
+    writable: true,
+    configurable: true,
+  })
+  for (const [name, command] of Object.entries(GOVERNOR_COMMANDS)) {
+    Object.defineProperty(NativeClass.prototype, `${name}Async`, {
+      value: { [`${name}Async`]: async function (request) { return asyncCall.call(this, command, request) } }[`${name}Async`],
+      writable: true,
+      configurable: true,
+    })
+  }
   for (const [name, command] of Object.entries(GOVERNOR_COMMANDS)) {
     const method = {
       [name]: function (request) {
@@ -203,11 +237,12 @@ function factoryClass(NativeClass, factory) {
   Object.defineProperty(Exposed, factory, { value: wrapped, enumerable: true })
   return Exposed
 }
-const nativeCalls = [native.Governor.prototype.call, native.GovernorClient.prototype.call]
-wrapClass(native.Governor)
-wrapClass(native.GovernorClient)
-addGovernorMethods(native.Governor, nativeCalls[0])
-addGovernorMethods(native.GovernorClient, nativeCalls[1])
+for (const NativeClass of [native.Governor, native.GovernorClient]) {
+  const { call, __callAsync: callAsync } = NativeClass.prototype
+  delete NativeClass.prototype.__callAsync
+  wrapClass(NativeClass)
+  addGovernorMethods(NativeClass, call, callAsync)
+}
 const Governor = factoryClass(native.Governor, 'open')
 const GovernorClient = factoryClass(native.GovernorClient, 'connect')
 

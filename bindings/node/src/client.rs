@@ -4,17 +4,20 @@
 //! `index.js`) through core's strict `call_json`, and the wire dispatcher `handle`.
 //! Calls are synchronous: each blocks the calling thread for at most `timeoutMs`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use leasekit::Error;
 use leasekit::governor::client::{ClientOptions, FallbackMode, GovernorClient as CoreClient};
 use napi::ValueType;
+use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::boundary::{Result, run};
 use crate::convert::{JsArg, Text};
 use crate::governor::{answer, json_text};
+use crate::task::{CallTask, Target};
 
 /// A whole number of milliseconds, for `option`.
 fn millis(value: &Value, option: &str) -> leasekit::Result<Duration> {
@@ -27,6 +30,14 @@ fn millis(value: &Value, option: &str) -> leasekit::Result<Duration> {
                 "option {option} must be a positive whole number of milliseconds"
             ))
         })
+}
+
+/// The fallback mode named by `value` (core's names).
+fn fallback(value: &Value) -> leasekit::Result<FallbackMode> {
+    value
+        .as_str()
+        .and_then(FallbackMode::parse)
+        .ok_or_else(|| Error::invalid("option fallback must be \"off\", \"dev\" or \"prod\""))
 }
 
 /// `{timeoutMs?, fallback?, maxIdleMs?, maxPooled?}` (own keys only; any other key is
@@ -52,11 +63,7 @@ fn client_options(arg: Option<&JsArg>) -> leasekit::Result<ClientOptions> {
                         Error::invalid("option maxPooled must be a non-negative whole number")
                     })?
             }
-            "fallback" => {
-                options.fallback = value.as_str().and_then(FallbackMode::parse).ok_or_else(|| {
-                    Error::invalid("option fallback must be \"off\", \"dev\" or \"prod\"")
-                })?
-            }
+            "fallback" => options.fallback = fallback(&value)?,
             other => {
                 return Err(Error::invalid(format!(
                     "unknown client option {other:?} (expected timeoutMs, fallback, maxIdleMs, maxPooled)"
@@ -73,12 +80,12 @@ fn client_options(arg: Option<&JsArg>) -> leasekit::Result<ClientOptions> {
 /// the default, `"dev"` or `"off"`), and every other call throws.
 #[napi]
 pub struct GovernorClient {
-    inner: Option<CoreClient>,
+    inner: Option<Arc<CoreClient>>,
 }
 
 impl GovernorClient {
     /// The open client.
-    fn client(&self) -> leasekit::Result<&CoreClient> {
+    fn client(&self) -> leasekit::Result<&Arc<CoreClient>> {
         self.inner
             .as_ref()
             .ok_or_else(|| Error::invalid("the governor client is closed"))
@@ -109,7 +116,7 @@ impl GovernorClient {
                 })?,
             };
             Ok(GovernorClient {
-                inner: Some(CoreClient::with_options(socket, options)),
+                inner: Some(Arc::new(CoreClient::with_options(socket, options))),
             })
         })
     }
@@ -131,6 +138,18 @@ impl GovernorClient {
         run(|| {
             let payload = json_text(request.as_ref())?;
             answer(&self.client()?.call_json(&command, &payload)?)
+        })
+    }
+
+    /// As `call`, run on the thread pool: the event loop does not wait for the daemon.
+    /// The request is read now; `index.js` settles the Promise with the response or a
+    /// `LeaseError`.
+    #[napi(js_name = "__callAsync", skip_typescript)]
+    pub fn call_async(&self, command: Text, request: Option<JsArg>) -> Result<AsyncTask<CallTask>> {
+        run(|| {
+            let payload = json_text(request.as_ref())?;
+            let target = Target::Client(self.client()?.clone());
+            Ok(AsyncTask::new(CallTask::new(target, command.0, payload)))
         })
     }
 

@@ -10,12 +10,13 @@ use leasekit::governor::EmbeddedGovernor;
 use leasekit::governor::wire::decode_request_frame;
 use leasekit::{Error, ErrorCode};
 use napi::ValueType;
-use napi::bindgen_prelude::{Buffer, Uint8Array};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Uint8Array};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 
 use crate::boundary::{Result, run};
 use crate::convert::{JsArg, Text};
+use crate::task::{CallTask, Target};
 
 /// JSON text for core from a JavaScript argument: `undefined`/`null` is `{}`, a string is
 /// taken as JSON text (core parses it), anything else is read as plain data.
@@ -104,6 +105,18 @@ impl Governor {
         run(|| {
             let payload = json_text(request.as_ref())?;
             answer(&self.gov()?.governor().call_json(&command, &payload)?)
+        })
+    }
+
+    /// As `call`, run on the thread pool: the event loop does not wait for the commit.
+    /// The request is read now; `index.js` settles the Promise with the response or a
+    /// `LeaseError`.
+    #[napi(js_name = "__callAsync", skip_typescript)]
+    pub fn call_async(&self, command: Text, request: Option<JsArg>) -> Result<AsyncTask<CallTask>> {
+        run(|| {
+            let payload = json_text(request.as_ref())?;
+            let target = Target::Embedded(self.gov()?.clone());
+            Ok(AsyncTask::new(CallTask::new(target, command.0, payload)))
         })
     }
 

@@ -19,3 +19,4 @@ pub mod guard;
 pub mod lease;
 pub mod names;
 mod registry;
+pub mod task;

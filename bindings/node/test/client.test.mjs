@@ -16,7 +16,8 @@ const ASK = { actorId: 'agent-1', workspaceId: 'ws1', modelId: 'gpt-4o-mini', es
 
 let daemon
 before(async () => {
-  daemon = await Daemon.start()
+  // room for the concurrent tests; the agent loop meets the default budget rules
+  daemon = await Daemon.start({ policy: { policyVersion: 'node-client-test', maxInFlight: 64, maxComputeUnits: 64, dailyBudgetCents: 100_000 } })
 })
 after(async () => {
   if (daemon) await daemon.dispose()
@@ -58,6 +59,21 @@ test('many calls reuse the connection; the wire dispatcher answers envelopes', (
   assert.equal(JSON.parse(gov.handle('GetStatus', '{"x":1}')).success, true)
   const bad = JSON.parse(gov.handle('Nope', '{}'))
   assert.equal(bad.success, false)
+  gov.close()
+})
+
+test('Promise forms over the socket: concurrent calls, rejections as LeaseErrors', async () => {
+  const gov = lk.GovernorClient.connect(daemon.socket, { fallback: 'off' })
+  const before = await gov.metricsAsync()
+  const grants = await Promise.all(Array.from({ length: 16 }, (_, i) => gov.acquireAsync({ ...ASK, actorId: `p${i}`, estimatedCostCents: 1 })))
+  await Promise.all(grants.filter((g) => g.granted).map((g) => gov.releaseAsync({ leaseId: g.leaseId, actualCostCents: 1 })))
+  assert.ok(grants.every((g) => g.granted && !g.degradedMode), JSON.stringify(grants.find((g) => !g.granted)))
+  const after = await gov.callAsync('GetMetrics')
+  assert.equal(after.activeLeases, before.activeLeases)
+  assert.equal(after.spendTodayCents, before.spendTodayCents + 16)
+  await assert.rejects(gov.acquireAsync({ ...ASK, estimatedCost: 1 }), lk.InvalidRequestError)
+  const off = lk.GovernorClient.connect(path.join(daemon.dir, 'nobody.sock'), { fallback: 'off', timeoutMs: 500 })
+  await assert.rejects(off.statusAsync(), lk.LeaseError)
   gov.close()
 })
 

@@ -20,8 +20,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A running daemon: `socket`, `dir`, `stop()`. */
 export class Daemon {
-  /** Starts `leasekit serve --store memory` (plus `args`) and waits until it answers. */
-  static async start(args = []) {
+  /** Starts `leasekit serve --store memory` (with `policy`, a policy object, when given, plus
+   * `args`) and waits until it answers. */
+  static async start({ policy = null, args = [] } = {}) {
     const bin = leasekitBin()
     if (!fs.existsSync(bin)) {
       throw new Error(`no leasekit binary at ${bin}: run \`cargo build -p leasekit-cli\` or set LEASEKIT_BIN`)
@@ -29,6 +30,10 @@ export class Daemon {
     // Short paths: a Unix socket path must fit in 108 bytes.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lk-node-'))
     const d = new Daemon(dir)
+    if (policy) {
+      fs.writeFileSync(path.join(dir, 'policy.json'), JSON.stringify(policy))
+      args = ['--policy', path.join(dir, 'policy.json'), ...args]
+    }
     const log = fs.openSync(d.log, 'w')
     d.child = spawn(bin, ['serve', '--socket', d.socket, '--state', path.join(dir, 'state'), '--store', 'memory', ...args], {
       stdio: ['ignore', log, log],

@@ -208,8 +208,11 @@ test('approvals through the typed methods', () => {
 
 test('every typed method exists on Governor and GovernorClient alike', () => {
   const names = ['acquire', 'release', 'requestApproval', 'grantApproval', 'denyApproval', 'reviewApproval', 'listPendingApprovals', 'metrics', 'status', 'exportDiagnostics', 'exportRunawayReport', 'stagePolicyBundle', 'activatePolicy', 'rollbackPolicy', 'requestToolSubLease', 'executeToolCall', 'authorize', 'exportAudit', 'verifyAudit', 'call', 'handle', 'close']
+  // names[0..19] are the typed commands; with `call` they have Promise forms too
   for (const cls of [lk.Governor, lk.GovernorClient]) {
     for (const name of names) assert.equal(typeof cls.prototype[name], 'function', `${cls.name}.${name}`)
+    for (const name of names.slice(0, 20)) assert.equal(typeof cls.prototype[`${name}Async`], 'function', `${cls.name}.${name}Async`)
+    assert.equal(cls.prototype.__callAsync, undefined)
   }
   // each answers without a crash on a fresh governor (refusals are LeaseErrors)
   const gov = memory()
@@ -221,4 +224,35 @@ test('every typed method exists on Governor and GovernorClient alike', () => {
       assert.ok(err instanceof lk.LeaseError, `${name}: ${err}`)
     }
   }
+})
+
+test('Promise forms: concurrent acquireAsync on SQLite FULL share commits and add up exactly', async () => {
+  const dir = tmpdir()
+  try {
+    const gov = lk.Governor.open(path.join(dir, 'gov.db'), { maxInFlight: 64, maxComputeUnits: 64, dailyBudgetCents: 10_000 })
+    const grants = await Promise.all(Array.from({ length: 32 }, (_, i) => gov.acquireAsync({ ...ASK, actorId: `a${i}` })))
+    assert.ok(grants.every((g) => g.granted), JSON.stringify(grants.find((g) => !g.granted)))
+    assert.equal(new Set(grants.map((g) => g.leaseId)).size, 32)
+    assert.equal((await gov.metricsAsync()).activeLeases, 32)
+    await Promise.all(grants.map((g) => gov.releaseAsync({ leaseId: g.leaseId, actualCostCents: 2 })))
+    const m = await gov.callAsync('GetMetrics')
+    assert.equal(m.activeLeases, 0)
+    assert.equal(m.spendTodayCents, 64)
+    assert.equal((await gov.verifyAuditAsync()).ok, true)
+    gov.close()
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('Promise forms reject with LeaseErrors (argument, core refusal, closed governor)', async () => {
+  const gov = memory()
+  await assert.rejects(gov.acquireAsync({ ...ASK, estimatedCost: 5 }), (e) => e instanceof lk.InvalidRequestError && /estimatedCost/.test(e.message))
+  await assert.rejects(gov.acquireAsync(new Map()), lk.InvalidRequestError)
+  await assert.rejects(gov.callAsync('Nope', {}), lk.InvalidRequestError)
+  const p = gov.acquireAsync(ASK)
+  assert.ok(p instanceof Promise)
+  assert.equal((await p).leaseId, 'lease-1')
+  gov.close()
+  await assert.rejects(gov.metricsAsync(), lk.InvalidRequestError)
 })

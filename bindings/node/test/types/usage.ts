@@ -61,6 +61,12 @@ for (const g of [gov, client]) {
   const active: number = g.metrics().activeLeases
   void active
 }
+async function viaPromises(g: Governor | GovernorClient): Promise<number> {
+  const grant = await g.acquireAsync({ actorId: 'a' })
+  if (grant.granted) await g.releaseAsync({ leaseId: grant.leaseId, actualCostCents: 1 })
+  return (await g.callAsync('GetMetrics')).activeLeases
+}
+void viaPromises
 const envelope: string = Governor.open('memory').handle('GetMetrics', '{}')
 const frameOut: Uint8Array = Governor.open('memory').handleFrame(new Uint8Array(4))
 const command: string = decodeFrame(frameOut).command
