@@ -379,7 +379,9 @@ export declare class Governor {
   /**
    * Runs any command strictly (core's `call_json`): `request` is a plain object in the
    * protocol's field names (or JSON text); an unknown command or field is
-   * `InvalidRequestError`. Answers the response payload as a plain object.
+   * `InvalidRequestError`. Answers the response payload as a plain object (the native
+   * method answers core's JSON text; `index.js` parses it, which is cheaper than building
+   * the object through Node-API).
    */
   call(command: GovernorCommand, request?: GovernorRequest | string | null): GovernorResponse
   /**
@@ -428,7 +430,8 @@ export declare class GovernorClient {
   /**
    * Runs any command strictly on the daemon (core's `call_json`): an unknown command or
    * field is `InvalidRequestError` before anything is sent; a refused command or a
-   * transport failure throws. Answers the response payload as a plain object.
+   * transport failure throws. Answers the response payload as a plain object (the native
+   * method answers core's JSON text; `index.js` parses it).
    */
   call(command: GovernorCommand, request?: GovernorRequest | string | null): GovernorResponse
   /**

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::boundary::{Result, run};
 use crate::convert::{JsArg, Text};
-use crate::governor::{answer, json_text};
+use crate::governor::json_text;
 use crate::task::{CallTask, Target};
 
 /// A whole number of milliseconds, for `option`.
@@ -129,15 +129,16 @@ impl GovernorClient {
 
     /// Runs any command strictly on the daemon (core's `call_json`): an unknown command or
     /// field is `InvalidRequestError` before anything is sent; a refused command or a
-    /// transport failure throws. Answers the response payload as a plain object.
+    /// transport failure throws. Answers the response payload as a plain object (the native
+    /// method answers core's JSON text; `index.js` parses it).
     #[napi(
         ts_args_type = "command: GovernorCommand, request?: GovernorRequest | string | null",
         ts_return_type = "GovernorResponse"
     )]
-    pub fn call(&self, command: Text, request: Option<JsArg>) -> Result<Value> {
+    pub fn call(&self, command: Text, request: Option<JsArg>) -> Result<String> {
         run(|| {
             let payload = json_text(request.as_ref())?;
-            answer(&self.client()?.call_json(&command, &payload)?)
+            self.client()?.call_json(&command, &payload)
         })
     }
 
