@@ -1,7 +1,8 @@
 // An agent loop governed by a `leasekit serve` daemon: before every (simulated) model call
 // the agent acquires a lease with its estimate, and after the call it releases the lease
 // with what the call actually cost, so the daemon's budget and pools always reflect reality.
-// A denial is honoured (wait `retryAfterMs`, or skip the step).
+// A denial is honoured (wait `retryAfterMs`, or skip the step). The `...Async` forms keep the
+// event loop free while the daemon answers (the plain `acquire`/`release` block instead).
 //
 // Run a daemon, then the loop:
 //   leasekit serve --socket /tmp/lk.sock --state /tmp/lk-state &
@@ -29,14 +30,17 @@ async function main() {
   // fallback 'off': this example wants the daemon's answers, never a local fallback grant.
   const gov = GovernorClient.connect(socket, { timeoutMs: 5000, fallback: 'off' })
   let spent = 0
+  // Idempotency keys name one attempt of one step of this run: a retried call with the same
+  // key gets the same answer instead of a second lease.
+  const run = `run-${process.pid}-${Date.now()}`
   try {
     for (const [i, task] of TASKS.entries()) {
       const estimate = { estimatedPromptTokens: 20 + task.length, maxOutputTokens: 120, estimatedCostCents: 5 }
-      let grant = gov.acquire({ ...ACTOR, ...estimate, idempotencyKey: `task-${i}` })
+      let grant = await gov.acquireAsync({ ...ACTOR, ...estimate, idempotencyKey: `${run}-task-${i}` })
       // At most two retries after a denial that says when to retry.
       for (let attempt = 0; !grant.granted && grant.retryAfterMs != null && attempt < 2; attempt++) {
         await sleep(Math.min(grant.retryAfterMs, 1000))
-        grant = gov.acquire({ ...ACTOR, ...estimate, idempotencyKey: `task-${i}-retry-${attempt}` })
+        grant = await gov.acquireAsync({ ...ACTOR, ...estimate, idempotencyKey: `${run}-task-${i}-retry-${attempt}` })
       }
       if (!grant.granted) {
         console.log(`DENIED  ${task}: ${grant.deniedReason} (${grant.recommendation})`)
@@ -54,20 +58,20 @@ async function main() {
       } finally {
         // Always release, with the actual usage, so the reservation is settled now rather
         // than when the lease expires.
-        const receipt = gov.release({
+        const receipt = await gov.releaseAsync({
           leaseId: grant.leaseId,
           actualPromptTokens: usage.promptTokens,
           actualOutputTokens: usage.outputTokens,
           actualCostCents: usage.costCents,
           latencyMs: Date.now() - started,
           outcome,
-          idempotencyKey: `release-${i}`,
+          idempotencyKey: `${run}-release-${i}`,
         })
         spent += usage.costCents
         console.log(`RELEASE ${grant.leaseId} ${task}: actual ${usage.costCents}c (estimate ${estimate.estimatedCostCents}c) -> ${receipt.classification}`)
       }
     }
-    const m = gov.metrics()
+    const m = await gov.metricsAsync()
     console.log(`metrics: activeLeases=${m.activeLeases} spendTodayCents=${m.spendTodayCents} (this run ${spent}c)`)
   } catch (err) {
     if (err instanceof LeaseError) {
