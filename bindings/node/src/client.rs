@@ -4,6 +4,7 @@
 //! `index.js`) through core's strict `call_json`, and the wire dispatcher `handle`.
 //! Calls are synchronous: each blocks the calling thread for at most `timeoutMs`.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -80,14 +81,16 @@ fn client_options(arg: Option<&JsArg>) -> leasekit::Result<ClientOptions> {
 /// the default, `"dev"` or `"off"`), and every other call throws.
 #[napi]
 pub struct GovernorClient {
-    inner: Option<Arc<CoreClient>>,
+    /// `None` once closed; a cell, so `close` takes `&self` (see `Governor`).
+    inner: RefCell<Option<Arc<CoreClient>>>,
 }
 
 impl GovernorClient {
-    /// The open client.
-    fn client(&self) -> leasekit::Result<&Arc<CoreClient>> {
+    /// The open client (shared: calls queued on the thread pool keep it alive).
+    fn client(&self) -> leasekit::Result<Arc<CoreClient>> {
         self.inner
-            .as_ref()
+            .borrow()
+            .clone()
             .ok_or_else(|| Error::invalid("the governor client is closed"))
     }
 }
@@ -116,7 +119,7 @@ impl GovernorClient {
                 })?,
             };
             Ok(GovernorClient {
-                inner: Some(Arc::new(CoreClient::with_options(socket, options))),
+                inner: RefCell::new(Some(Arc::new(CoreClient::with_options(socket, options)))),
             })
         })
     }
@@ -149,7 +152,7 @@ impl GovernorClient {
     pub fn call_async(&self, command: Text, request: Option<JsArg>) -> Result<AsyncTask<CallTask>> {
         run(|| {
             let payload = json_text(request.as_ref())?;
-            let target = Target::Client(self.client()?.clone());
+            let target = Target::Client(self.client()?);
             Ok(AsyncTask::new(CallTask::new(target, command.0, payload)))
         })
     }
@@ -164,13 +167,13 @@ impl GovernorClient {
 
     /// Closes this client's pooled connections. Idempotent.
     #[napi]
-    pub fn close(&mut self) {
-        self.inner = None;
+    pub fn close(&self) {
+        self.inner.borrow_mut().take();
     }
 
     /// True once closed.
     #[napi(getter)]
     pub fn closed(&self) -> bool {
-        self.inner.is_none()
+        self.inner.borrow().is_none()
     }
 }

@@ -6,6 +6,8 @@
 //! `call_json`; `handle` is core's lenient wire dispatcher. Calls are synchronous: a SQLite
 //! store with `synchronous: "full"` blocks the calling thread for the commit (an fsync).
 
+use std::cell::RefCell;
+
 use leasekit::governor::EmbeddedGovernor;
 use leasekit::governor::wire::decode_request_frame;
 use leasekit::{Error, ErrorCode};
@@ -60,14 +62,17 @@ pub(crate) fn answer(json: &str) -> leasekit::Result<Value> {
 /// `synchronous: "full"` (the default) each command waits for its commit.
 #[napi]
 pub struct Governor {
-    inner: Option<EmbeddedGovernor>,
+    /// `None` once closed. A cell, so `close` takes `&self`: napi-rs refuses a `&mut self`
+    /// call while a Promise call of the same object is pending.
+    inner: RefCell<Option<EmbeddedGovernor>>,
 }
 
 impl Governor {
-    /// The open governor.
-    fn gov(&self) -> leasekit::Result<&EmbeddedGovernor> {
+    /// The open governor (a cheap clone: calls queued on the thread pool keep it alive).
+    fn gov(&self) -> leasekit::Result<EmbeddedGovernor> {
         self.inner
-            .as_ref()
+            .borrow()
+            .clone()
             .ok_or_else(|| Error::invalid("the governor is closed"))
     }
 }
@@ -90,7 +95,9 @@ impl Governor {
             let policy = json_text(policy.as_ref())?;
             let options = open_options(options.as_ref())?;
             let gov = EmbeddedGovernor::open(&store, &policy, &options)?;
-            Ok(Governor { inner: Some(gov) })
+            Ok(Governor {
+                inner: RefCell::new(Some(gov)),
+            })
         })
     }
 
@@ -117,7 +124,7 @@ impl Governor {
     pub fn call_async(&self, command: Text, request: Option<JsArg>) -> Result<AsyncTask<CallTask>> {
         run(|| {
             let payload = json_text(request.as_ref())?;
-            let target = Target::Embedded(self.gov()?.clone());
+            let target = Target::Embedded(self.gov()?);
             Ok(AsyncTask::new(CallTask::new(target, command.0, payload)))
         })
     }
@@ -162,14 +169,14 @@ impl Governor {
 
     /// Closes this governor (the store closes once no call is using it). Idempotent.
     #[napi]
-    pub fn close(&mut self) {
-        self.inner = None;
+    pub fn close(&self) {
+        self.inner.borrow_mut().take();
     }
 
     /// True once closed.
     #[napi(getter)]
     pub fn closed(&self) -> bool {
-        self.inner.is_none()
+        self.inner.borrow().is_none()
     }
 }
 

@@ -256,3 +256,22 @@ test('Promise forms reject with LeaseErrors (argument, core refusal, closed gove
   gov.close()
   await assert.rejects(gov.metricsAsync(), lk.InvalidRequestError)
 })
+
+test('close while Promise calls are in flight: they finish on their own handle, later calls refuse', async () => {
+  const dir = tmpdir()
+  try {
+    const file = path.join(dir, 'gov.db')
+    const gov = lk.Governor.open(file, { maxInFlight: 64, maxComputeUnits: 64 })
+    const pending = Array.from({ length: 8 }, (_, i) => gov.acquireAsync({ ...ASK, actorId: `c${i}` }))
+    gov.close()
+    const grants = await Promise.all(pending)
+    assert.ok(grants.every((g) => g.granted))
+    await assert.rejects(gov.acquireAsync(ASK), lk.InvalidRequestError)
+    // every answered grant was committed before its answer
+    const again = lk.Governor.open(file)
+    assert.equal(again.metrics().activeLeases, 8)
+    again.close()
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
