@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Node: install the npm dev dependencies (npm ci, committed package-lock.json), build the
 # native addon in release mode, verify the checked-in generated files (index.d.ts,
-# native.js), then run every `node --test` file (unit tests, example, conformance runner).
+# native.js), build the `leasekit` CLI (the daemon the client tests start), then run every
+# `node --test` file (unit tests, examples, conformance runner, client against a daemon).
 # Last line: "node: N passed, N failed".
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -42,6 +43,13 @@ for f in index.d.ts native.js; do
     status=1
   fi
 done
+
+# The GovernorClient tests and the agent-loop example run against a real `leasekit serve`
+# (the CLI binary, debug build as the Rust step builds it), unless LEASEKIT_BIN names one.
+if [ -z "${LEASEKIT_BIN:-}" ]; then
+  cargo build -p leasekit-cli --quiet || { echo "leasekit CLI build failed"; summary 0 1 1; }
+  export LEASEKIT_BIN="$CARGO_TARGET_DIR/debug/leasekit"
+fi
 
 out="$log/node-test.tap"
 node --test --test-reporter=spec --test-reporter-destination=stdout \

@@ -145,6 +145,197 @@ export interface AgentfileReport {
 }
 
 
+/** Lint warning of `lintLease`: a valid pattern that is almost never meant. */
+export interface LeaseWarning {
+  /** Stable kebab-case code, e.g. `"host-open-suffix"`, `"scheme-wildcard"`. */
+  code: string
+  /** The capability the pattern belongs to. */
+  capability: string
+  /** The pattern as the lease stores it. */
+  pattern: string
+  /** What is wrong (wording may change; compare codes). */
+  message: string
+  /** How to write what was probably meant. */
+  hint: string
+}
+
+/** A governor policy (LeaseGate's policy JSON, docs/governor.md); unlisted fields take defaults. */
+export type GovernorPolicy = Record<string, unknown>
+/** Options of `Governor.open`: the construction options (limits, `allowedPublicKeysBase64`,
+ * `requireSignedBundles`) plus the open options below. */
+export interface GovernorOpenOptions {
+  /** SQLite durability: `"full"` (default; a power loss loses no answered grant) or `"normal"`
+   * (survives a process crash, not a power loss). SQLite stores only. */
+  synchronous?: 'full' | 'normal' | null
+  /** Tests: a manual clock starting at this instant (move it with `setTime`/`advanceTime`). */
+  manualClock?: TimeInput | null
+  /** Tests: `"deterministic"` ids (`lease-1`, `approval-1`, ...); default `"random"`. */
+  ids?: 'random' | 'deterministic' | null
+  /** Further construction options, e.g. `allowedPublicKeysBase64`. */
+  [option: string]: unknown
+}
+/** Options of `GovernorClient.connect`. */
+export interface ClientOptions {
+  /** Time allowed for one call (connect, send, answer), in milliseconds; default 10 000. */
+  timeoutMs?: number | null
+  /** What an `acquire` does when the daemon cannot be reached (SEMANTICS 13.13): `"off"`
+   * (throw), `"dev"` (small non-risky local grants) or `"prod"` (default: read-only chat with
+   * at most 128 output tokens). */
+  fallback?: 'off' | 'dev' | 'prod' | null
+  /** An idle connection older than this (milliseconds) is not reused; default 60 000. */
+  maxIdleMs?: number | null
+  /** Idle connections kept for reuse; default 16. */
+  maxPooled?: number | null
+}
+/** The wire command names (SEMANTICS 13.1). */
+export type GovernorCommand =
+  | 'Acquire' | 'Release' | 'RequestApproval' | 'GrantApproval' | 'DenyApproval'
+  | 'ReviewApproval' | 'ListPendingApprovals' | 'GetMetrics' | 'GetStatus'
+  | 'ExportDiagnostics' | 'ExportRunawayReport' | 'StagePolicyBundle' | 'ActivatePolicy'
+  | 'RollbackPolicy' | 'RequestToolSubLease' | 'ExecuteToolCall' | 'Authorize'
+  | 'ExportAudit' | 'VerifyAudit'
+/** A request payload in the protocol's field names (camelCase); a field the request type does
+ * not have throws `InvalidRequestError`. */
+export type GovernorRequest = Record<string, unknown>
+/** A response payload in the protocol's field names. */
+export type GovernorResponse = Record<string, any>
+/** `Acquire` request (the common fields; see docs/governor.md for all of them). */
+export interface AcquireRequest extends GovernorRequest {
+  actorId?: string
+  workspaceId?: string
+  orgId?: string
+  sessionId?: string
+  principalType?: string
+  role?: string
+  actionType?: string
+  modelId?: string
+  providerId?: string
+  intentClass?: string
+  estimatedPromptTokens?: number
+  maxOutputTokens?: number
+  estimatedCostCents?: number
+  estimatedComputeUnits?: number
+  requestedCapabilities?: string[]
+  requestedTools?: Record<string, unknown>[]
+  riskFlags?: string[]
+  approvalToken?: string
+  idempotencyKey?: string
+  /** An ARCP lease to narrow to the policy's ceiling. */
+  requestedLease?: Lease | null
+}
+/** `Acquire` response: a grant or a denial. */
+export interface AcquireResponse extends GovernorResponse {
+  granted: boolean
+  /** The lease id (empty on a denial). */
+  leaseId: string
+  expiresAtUtc: string
+  constraints: Record<string, any>
+  /** The denial reason (empty on a grant). */
+  deniedReason: string
+  retryAfterMs?: number
+  recommendation: string
+  /** True for a client's local fallback grant (SEMANTICS 13.13). */
+  degradedMode: boolean
+  /** The narrowed ARCP lease, when `requestedLease` was given. */
+  effectiveLease?: Lease
+}
+/** `Release` request: the actuals of a granted lease. */
+export interface ReleaseRequest extends GovernorRequest {
+  leaseId: string
+  actualPromptTokens?: number
+  actualOutputTokens?: number
+  actualCostCents?: number
+  toolCallsCount?: number
+  latencyMs?: number
+  outcome?: string
+  idempotencyKey?: string
+}
+/** `Release` response. */
+export interface ReleaseResponse extends GovernorResponse {
+  classification: string
+  recommendation: string
+  receipt?: Record<string, any>
+}
+/** The request envelope of a frame (`decodeFrame`). */
+export interface RequestEnvelope {
+  protocolVersion: string
+  command: string
+  payloadJson: string
+}
+/** The typed methods shared by `Governor` and `GovernorClient`: each runs its command through
+ * core's strict call (a plain request in the protocol's field names, the response payload
+ * out); a refused command throws a `LeaseError`. */
+export interface GovernorMethods {
+  /** `Acquire`: a grant (`granted`, `leaseId`, `expiresAtUtc`, `constraints`) or a denial
+   * (`deniedReason`, `retryAfterMs`, `recommendation`). */
+  acquire(request?: AcquireRequest | string | null): AcquireResponse
+  /** `Release`: the actuals in, `classification` and the `receipt` out. */
+  release(request: ReleaseRequest | string): ReleaseResponse
+  /** `RequestApproval`. */
+  requestApproval(request?: GovernorRequest | string | null): GovernorResponse
+  /** `GrantApproval`. */
+  grantApproval(request?: GovernorRequest | string | null): GovernorResponse
+  /** `DenyApproval`. */
+  denyApproval(request?: GovernorRequest | string | null): GovernorResponse
+  /** `ReviewApproval` (quorum; a requester cannot review their own approval). */
+  reviewApproval(request?: GovernorRequest | string | null): GovernorResponse
+  /** `ListPendingApprovals`. */
+  listPendingApprovals(request?: GovernorRequest | string | null): GovernorResponse
+  /** `GetMetrics`: active leases, spend today, pool utilization, grants and denials by reason. */
+  metrics(): GovernorResponse
+  /** `GetStatus`. */
+  status(): GovernorResponse
+  /** `ExportDiagnostics` (the document inline). */
+  exportDiagnostics(request?: GovernorRequest | string | null): GovernorResponse
+  /** `ExportRunawayReport` (the report inline). */
+  exportRunawayReport(request?: GovernorRequest | string | null): GovernorResponse
+  /** `StagePolicyBundle` (a refused bundle is `accepted: false`). */
+  stagePolicyBundle(request?: GovernorRequest | string | null): GovernorResponse
+  /** `ActivatePolicy`. */
+  activatePolicy(request?: GovernorRequest | string | null): GovernorResponse
+  /** `RollbackPolicy`. */
+  rollbackPolicy(request?: GovernorRequest | string | null): GovernorResponse
+  /** `RequestToolSubLease`. */
+  requestToolSubLease(request?: GovernorRequest | string | null): GovernorResponse
+  /** `ExecuteToolCall`: authorizes the call against its sub-lease and accounts for it. */
+  executeToolCall(request?: GovernorRequest | string | null): GovernorResponse
+  /** `Authorize`: a capability and target against a granted lease's effective lease. */
+  authorize(request?: GovernorRequest | string | null): GovernorResponse
+  /** `ExportAudit` (`fromLine`/`toLine`, 1-based, inclusive): `{records: [...]}`. */
+  exportAudit(request?: GovernorRequest | string | null): GovernorResponse
+  /** `VerifyAudit`: the store's chain (or the given `records`): `ok`, `records`. */
+  verifyAudit(request?: GovernorRequest | string | null): GovernorResponse
+}
+/** The Promise forms of `GovernorMethods` (`acquireAsync`, ...): the same strict call run on
+ * the libuv thread pool, so the event loop does not wait for a SQLite commit or the daemon;
+ * concurrent calls on one SQLite governor share commits. A refusal rejects with a
+ * `LeaseError`. */
+export interface GovernorAsyncMethods {
+  /** `call` on the thread pool. */
+  callAsync(command: GovernorCommand, request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  acquireAsync(request?: AcquireRequest | string | null): Promise<AcquireResponse>
+  releaseAsync(request: ReleaseRequest | string): Promise<ReleaseResponse>
+  requestApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  grantApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  denyApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  reviewApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  listPendingApprovalsAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  metricsAsync(): Promise<GovernorResponse>
+  statusAsync(): Promise<GovernorResponse>
+  exportDiagnosticsAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  exportRunawayReportAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  stagePolicyBundleAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  activatePolicyAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  rollbackPolicyAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  requestToolSubLeaseAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  executeToolCallAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  authorizeAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  exportAuditAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  verifyAuditAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+}
+export interface Governor extends GovernorMethods, GovernorAsyncMethods {}
+export interface GovernorClient extends GovernorMethods, GovernorAsyncMethods {}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -167,6 +358,92 @@ export declare class CompiledLease {
   toJSON(): Lease
   /** The canonical JSON text. */
   toString(): string
+}
+
+/**
+ * An embedded governor: LeaseGate's admission protocol over an in-memory or SQLite store
+ * (open it with `Governor.open`). Calls are synchronous; on a SQLite store with
+ * `synchronous: "full"` (the default) each command waits for its commit.
+ */
+export declare class Governor {
+  /**
+   * Opens a governor on `store` (`"memory"`, `"sqlite:PATH"` or a SQLite file path) with
+   * `policy` (the policy JSON as a plain object or JSON text; omitted: the defaults).
+   * `options`: the construction options (limits, `allowedPublicKeysBase64`,
+   * `requireSignedBundles`) plus `synchronous` (`"full"`, the default, or `"normal"`) and,
+   * for tests, `manualClock` (a manual clock starting at that instant) and `ids`
+   * (`"deterministic"`: `lease-1`, `approval-1`, ...). A reopened SQLite store keeps its
+   * leases, approvals, idempotency records, policy and audit chain.
+   */
+  static open(store: string, policy?: GovernorPolicy | string | null, options?: GovernorOpenOptions | string | null): Governor
+  /**
+   * Runs any command strictly (core's `call_json`): `request` is a plain object in the
+   * protocol's field names (or JSON text); an unknown command or field is
+   * `InvalidRequestError`. Answers the response payload as a plain object (the native
+   * method answers core's JSON text; `index.js` parses it, which is cheaper than building
+   * the object through Node-API).
+   */
+  call(command: GovernorCommand, request?: GovernorRequest | string | null): GovernorResponse
+  /**
+   * The wire dispatcher: `payloadJson` in (unknown fields ignored, as LeaseGate), the
+   * response envelope `{"protocolVersion","success","payloadJson","error"}` as JSON text.
+   */
+  handle(command: string, payloadJson: string): string
+  /**
+   * One request frame (4-byte little-endian length + envelope JSON; a `Buffer` or any
+   * `Uint8Array`) in, the response frame (a `Buffer`) out; a malformed frame is answered
+   * with a failure envelope.
+   */
+  handleFrame(frame: Uint8Array): Uint8Array
+  /**
+   * Sets the manual clock (only for a governor opened with `manualClock`): a `Date`, an
+   * RFC 3339 string or epoch milliseconds.
+   */
+  setTime(time: TimeInput): void
+  /** Moves the manual clock forward by `milliseconds`. */
+  advanceTime(milliseconds: number): void
+  /** The manual clock's time, RFC 3339 UTC with milliseconds (`2026-01-01T00:00:00.000Z`). */
+  time(): string
+  /** Closes this governor (the store closes once no call is using it). Idempotent. */
+  close(): void
+  /** True once closed. */
+  get closed(): boolean
+}
+
+/**
+ * A client of a `leasekit serve` daemon (open it with `GovernorClient.connect`): the same
+ * methods as `Governor`. Nothing is connected until the first call; when the daemon cannot
+ * be reached an `acquire` is decided by the local fallback rules (`fallback`: `"prod"`,
+ * the default, `"dev"` or `"off"`), and every other call throws.
+ */
+export declare class GovernorClient {
+  /**
+   * A client of the daemon at `socketPath` (default: `$LEASEKIT_SOCKET`, else
+   * `$XDG_RUNTIME_DIR/leasekit.sock`, else under the state dir) with `options`:
+   * `timeoutMs` (per call, default 10 000), `fallback` (`"off"`, `"dev"` or `"prod"`, the
+   * default), `maxIdleMs` (an idle connection older than this is not reused, default
+   * 60 000), `maxPooled` (idle connections kept, default 16).
+   */
+  static connect(socketPath?: string | null, options?: ClientOptions | null): GovernorClient
+  /** The socket this client talks to. */
+  get socketPath(): string
+  /**
+   * Runs any command strictly on the daemon (core's `call_json`): an unknown command or
+   * field is `InvalidRequestError` before anything is sent; a refused command or a
+   * transport failure throws. Answers the response payload as a plain object (the native
+   * method answers core's JSON text; `index.js` parses it).
+   */
+  call(command: GovernorCommand, request?: GovernorRequest | string | null): GovernorResponse
+  /**
+   * The wire dispatcher on the daemon: the response envelope
+   * `{"protocolVersion","success","payloadJson","error"}` as JSON text (a transport
+   * failure is a `success: false` envelope, except a fallback `Acquire`).
+   */
+  handle(command: string, payloadJson: string): string
+  /** Closes this client's pooled connections. Idempotent. */
+  close(): void
+  /** True once closed. */
+  get closed(): boolean
 }
 
 /**
@@ -245,6 +522,13 @@ export declare function canonicalizeTarget(capability: string, target: string): 
  */
 export declare function checkAgentfile(text: string, options?: AgentfileOptions | undefined | null): AgentfileReport
 
+/**
+ * The request envelope of one frame (4-byte little-endian length + envelope JSON; a
+ * `Buffer` or any `Uint8Array`): `{protocolVersion, command, payloadJson}`. A malformed
+ * frame is `InvalidRequestError`.
+ */
+export declare function decodeFrame(frame: Uint8Array): RequestEnvelope
+
 /** One ARCP error code and whether it is retryable. */
 export interface ErrorCodeInfo {
   /** The stable code string, e.g. `"PERMISSION_DENIED"`. */
@@ -273,6 +557,14 @@ export declare function isValidCapabilityName(name: string): boolean
 
 /** Validates `lease` and returns its canonical JSON text. */
 export declare function leaseToJson(lease: LeaseInput): string
+
+/**
+ * The lint warnings of `lease` (SEMANTICS-valid patterns that are almost never meant, such
+ * as `https://api.example.com**`), in capability and pattern order: `{code, capability,
+ * pattern, message, hint}` with stable kebab-case codes. An invalid lease throws
+ * `InvalidRequestError`.
+ */
+export declare function lintLease(lease: LeaseInput): LeaseWarning[]
 
 /**
  * Whether `pattern` grants `target` for `capability`. The pattern is validated and the

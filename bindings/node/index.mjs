@@ -33,6 +33,11 @@ export const {
   // guard
   LeaseGuard,
   CompiledLease,
+  lintLease,
+  // governor (embedded) and the daemon's client
+  Governor,
+  GovernorClient,
+  decodeFrame,
   // errors
   errorCodes,
   // which native artifact the napi-rs loader loaded ('native')

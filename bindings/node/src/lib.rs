@@ -8,12 +8,15 @@
 pub mod agentfile;
 pub mod boundary;
 pub mod budget;
+pub mod client;
 pub mod compiled;
 pub mod convert;
 pub mod errors;
 pub mod expiry;
 pub mod fast;
+pub mod governor;
 pub mod guard;
 pub mod lease;
 pub mod names;
 mod registry;
+pub mod task;

@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import * as lk from '../index.mjs'
 import { normDecimal, repoRoot, sameDecimalMap } from './support.mjs'
+import { governorMismatch, opFrameDecode, opGovernor } from './governor-ops.mjs'
 
 const dir = process.env.LEASEKIT_VECTORS || path.join(repoRoot, 'conformance', 'vectors')
 
@@ -101,6 +102,8 @@ const OPS = {
     return { guard, clock }
   },
   narrow: (i) => lk.narrowLease(i.requested, i.ceiling).lease,
+  governor: opGovernor,
+  frame_decode: opFrameDecode,
   agentfile: (i) => {
     const report = lk.checkAgentfile(i.text, { compat: i.compat === true })
     const errors = [...new Set(report.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code))].sort()
@@ -133,6 +136,11 @@ function assertResult(op, input, actual, expect) {
         }
       }
       return
+    case 'governor': {
+      const at = governorMismatch(actual, expect)
+      assert.equal(at, -1, `step ${at}: got ${JSON.stringify(actual[at])}, expected ${JSON.stringify(expect[at])}`)
+      return
+    }
     case 'authorize': {
       assert.ok(Array.isArray(expect), 'authorize expects a list of step results')
       assert.equal(input.steps.length, expect.length, 'one expectation per step')
@@ -160,9 +168,6 @@ const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(
 if (files.length === 0) {
   test(`conformance vectors present in ${dir}`, () => assert.fail(`no *.json vector files in ${dir}`))
 }
-// Governor ops (issue 19) run in the Rust runner; skipped here until the binding has a Governor.
-const NOT_YET_SUPPORTED = new Set(['governor', 'frame_decode'])
-let skipped = 0
 for (const file of files) {
   let vectors
   try {
@@ -176,11 +181,6 @@ for (const file of files) {
     continue
   }
   for (const v of vectors) {
-    if (NOT_YET_SUPPORTED.has(v.op)) {
-      skipped++
-      continue
-    }
     test(`${file} ${v.id} (${v.op})`, () => runVector(v))
   }
 }
-if (skipped > 0) console.log(`skipped ${skipped} (not yet supported: ops governor, frame_decode)`)

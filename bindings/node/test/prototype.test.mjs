@@ -24,6 +24,19 @@ const POLLUTION = {
   capability: 'fs.read',
   pattern: '/**',
   target: '/etc/shadow',
+  // governor policy, open options, client options and request fields
+  maxInFlight: 0,
+  dailyBudgetCents: 0,
+  requireSignedBundles: true,
+  ids: 'random',
+  manualClock: '2999-01-01T00:00:00Z',
+  synchronous: 'normal',
+  fallback: 'off',
+  timeoutMs: 1,
+  estimatedCostCents: 1e9,
+  role: 'admin',
+  approvalToken: 'stolen',
+  leaseId: 'lease-1',
 }
 const ARRAY_POLLUTION = ['/**', 'USD:1000000', 'https://**', '**']
 
@@ -32,6 +45,11 @@ const clock = () => new Date(T0)
 const LEASE = { 'tool.call': ['web.*'], 'fs.read': ['/data/**'], 'cost.budget': ['USD:5'] }
 const AGENTFILE = 'AGENT x\nMOUNT /workspace ro\n'
 const BIND_AGENTFILE = 'AGENT x\nBIND a b\n'
+
+/** A fresh governor with a manual clock and deterministic ids (the same answers every time). */
+function governor() {
+  return lk.Governor.open('memory', { leaseTtlMs: 1000 }, { manualClock: T0, ids: 'deterministic' })
+}
 
 // [name, call]: every public function, with inputs an attacker would like to widen.
 function probes() {
@@ -81,6 +99,18 @@ function probes() {
     ['guard.delegate.budget', () => guard().delegate({ 'cost.budget': ['USD:100'] })],
     ['guard.delegate.child', () => guard().delegate({ 'tool.call': ['web.*'] }).authorize('fs.read', '/data/x')],
     ['guard.close', () => guard().close()],
+    ['lintLease', () => lk.lintLease({ 'net.fetch': ['https://api.example.com**'] })],
+    ['Governor.acquire', () => governor().acquire({ actorId: 'a', workspaceId: 'w' })],
+    ['Governor.release', () => {
+      const g = governor()
+      return g.release({ leaseId: g.acquire({ actorId: 'a' }).leaseId, actualCostCents: 1 })
+    }],
+    ['Governor.metrics', () => governor().metrics()],
+    ['Governor.handle', () => governor().handle('Acquire', '{"actorId":"a"}')],
+    ['GovernorClient.fallback', () => {
+      const g = lk.GovernorClient.connect('/nonexistent/leasekit.sock', { fallback: 'dev' }).acquire({ actorId: 'a', maxOutputTokens: 10 })
+      return [g.granted, g.degradedMode]
+    }],
   ]
 }
 
@@ -154,6 +184,10 @@ test('non-plain objects are refused where a plain one is expected', () => {
     ['guard options instance', () => new lk.LeaseGuard({}, null, new Lease())],
     ['agentfile options instance', () => lk.checkAgentfile('AGENT x\n', new Lease())],
     ['remaining instance', () => lk.isLeaseSubset({}, {}, { parentRemaining: new Lease() })],
+    ['governor policy instance', () => lk.Governor.open('memory', new Lease())],
+    ['governor options instance', () => lk.Governor.open('memory', {}, new Lease())],
+    ['governor request instance', () => governor().acquire(new Lease())],
+    ['client options instance', () => lk.GovernorClient.connect('/nonexistent.sock', new Lease())],
     ['typed array of patterns', () => lk.normalizeLease({ 'fs.read': new Uint8Array([47]) })],
   ]) {
     assert.throws(call, lk.InvalidRequestError, name)

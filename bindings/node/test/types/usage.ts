@@ -6,6 +6,7 @@ import {
   validateLeaseConstraints, initialBudgetFromLease, parseBudgetAmount, parseAmount,
   isReservedCapabilityName, isValidCapabilityName, narrowLease, checkAgentfile,
   type Lease, type ErrorCode, type Metric, type AgentfileReport,
+  Governor, GovernorClient, decodeFrame, lintLease, type LeaseWarning, type GovernorMethods,
 } from 'leasekit'
 
 const lease: Lease = { 'fs.read': ['/data/**'], 'cost.budget': ['USD:5'] }
@@ -46,6 +47,35 @@ try {
 }
 const cls: typeof LeaseError = errorClasses.LEASE_SUBSET_VIOLATION
 const isViolation: boolean = new LeaseSubsetViolationError('x') instanceof LeaseError
+
+// Governor (embedded) and GovernorClient: the same typed methods.
+const gov: GovernorMethods = Governor.open('memory', { maxInFlight: 4 }, { manualClock: new Date(), ids: 'deterministic' })
+const client: GovernorMethods = GovernorClient.connect('/run/leasekit.sock', { timeoutMs: 500, fallback: 'off' })
+for (const g of [gov, client]) {
+  const grant = g.acquire({ actorId: 'a', estimatedCostCents: 3 })
+  if (grant.granted) {
+    const leaseId: string = grant.leaseId
+    const cls2: string = g.release({ leaseId, actualCostCents: 2 }).classification
+    void cls2
+  }
+  const active: number = g.metrics().activeLeases
+  void active
+}
+async function viaPromises(g: Governor | GovernorClient): Promise<number> {
+  const grant = await g.acquireAsync({ actorId: 'a' })
+  if (grant.granted) await g.releaseAsync({ leaseId: grant.leaseId, actualCostCents: 1 })
+  return (await g.callAsync('GetMetrics')).activeLeases
+}
+void viaPromises
+const envelope: string = Governor.open('memory').handle('GetMetrics', '{}')
+const frameOut: Uint8Array = Governor.open('memory').handleFrame(new Uint8Array(4))
+const command: string = decodeFrame(frameOut).command
+const warnings: LeaseWarning[] = lintLease(lease)
+void [envelope, command, warnings]
+// @ts-expect-error the fallback is off, dev or prod
+GovernorClient.connect(null, { fallback: 'sometimes' })
+// @ts-expect-error a release needs a leaseId
+gov.release({ actualCostCents: 1 })
 
 // @ts-expect-error matchGlob takes strings
 matchGlob('fs.read', 1, '/x')

@@ -1,0 +1,179 @@
+//! `GovernorClient`: the governor of a `leasekit serve` daemon over its Unix socket, core's
+//! `leasekit::governor::client::GovernorClient` (connection reuse, a timeout per call, the
+//! local fallback of SEMANTICS 13.13). Same methods as `Governor`: typed methods (in
+//! `index.js`) through core's strict `call_json`, and the wire dispatcher `handle`.
+//! Calls are synchronous: each blocks the calling thread for at most `timeoutMs`.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::time::Duration;
+
+use leasekit::Error;
+use leasekit::governor::client::{ClientOptions, FallbackMode, GovernorClient as CoreClient};
+use napi::ValueType;
+use napi::bindgen_prelude::AsyncTask;
+use napi_derive::napi;
+use serde_json::Value;
+
+use crate::boundary::{Result, run};
+use crate::convert::{JsArg, Text};
+use crate::governor::json_text;
+use crate::task::{CallTask, Target};
+
+/// A whole number of milliseconds, for `option`.
+fn millis(value: &Value, option: &str) -> leasekit::Result<Duration> {
+    value
+        .as_u64()
+        .filter(|&ms| ms > 0)
+        .map(Duration::from_millis)
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "option {option} must be a positive whole number of milliseconds"
+            ))
+        })
+}
+
+/// The fallback mode named by `value` (core's names).
+fn fallback(value: &Value) -> leasekit::Result<FallbackMode> {
+    value
+        .as_str()
+        .and_then(FallbackMode::parse)
+        .ok_or_else(|| Error::invalid("option fallback must be \"off\", \"dev\" or \"prod\""))
+}
+
+/// `{timeoutMs?, fallback?, maxIdleMs?, maxPooled?}` (own keys only; any other key is
+/// refused) as core's client options; an omitted option keeps core's default.
+fn client_options(arg: Option<&JsArg>) -> leasekit::Result<ClientOptions> {
+    let mut options = ClientOptions::default();
+    let Some(arg) = arg.filter(|a| !a.is_nullish()) else {
+        return Ok(options);
+    };
+    for (key, field) in arg.entries("client options")? {
+        let value = field.json()?;
+        if value.is_null() {
+            continue;
+        }
+        match key.as_str() {
+            "timeoutMs" => options.timeout = millis(&value, "timeoutMs")?,
+            "maxIdleMs" => options.max_idle = millis(&value, "maxIdleMs")?,
+            "maxPooled" => {
+                options.max_pooled = value
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or_else(|| {
+                        Error::invalid("option maxPooled must be a non-negative whole number")
+                    })?
+            }
+            "fallback" => options.fallback = fallback(&value)?,
+            other => {
+                return Err(Error::invalid(format!(
+                    "unknown client option {other:?} (expected timeoutMs, fallback, maxIdleMs, maxPooled)"
+                )));
+            }
+        }
+    }
+    Ok(options)
+}
+
+/// A client of a `leasekit serve` daemon (open it with `GovernorClient.connect`): the same
+/// methods as `Governor`. Nothing is connected until the first call; when the daemon cannot
+/// be reached an `acquire` is decided by the local fallback rules (`fallback`: `"prod"`,
+/// the default, `"dev"` or `"off"`), and every other call throws.
+#[napi]
+pub struct GovernorClient {
+    /// `None` once closed; a cell, so `close` takes `&self` (see `Governor`).
+    inner: RefCell<Option<Arc<CoreClient>>>,
+}
+
+impl GovernorClient {
+    /// The open client (shared: calls queued on the thread pool keep it alive).
+    fn client(&self) -> leasekit::Result<Arc<CoreClient>> {
+        self.inner
+            .borrow()
+            .clone()
+            .ok_or_else(|| Error::invalid("the governor client is closed"))
+    }
+}
+
+#[napi]
+impl GovernorClient {
+    /// A client of the daemon at `socketPath` (default: `$LEASEKIT_SOCKET`, else
+    /// `$XDG_RUNTIME_DIR/leasekit.sock`, else under the state dir) with `options`:
+    /// `timeoutMs` (per call, default 10 000), `fallback` (`"off"`, `"dev"` or `"prod"`, the
+    /// default), `maxIdleMs` (an idle connection older than this is not reused, default
+    /// 60 000), `maxPooled` (idle connections kept, default 16).
+    #[napi(
+        factory,
+        ts_args_type = "socketPath?: string | null, options?: ClientOptions | null"
+    )]
+    pub fn connect(socket_path: Option<JsArg>, options: Option<JsArg>) -> Result<Self> {
+        run(|| {
+            let options = client_options(options.as_ref())?;
+            let socket = match socket_path.filter(|s| !s.is_nullish()) {
+                Some(s) if s.type_of()? == ValueType::String => s.text("socketPath")?.into(),
+                Some(_) => return Err(Error::invalid("socketPath must be a string")),
+                None => leasekit::governor::client::default_socket().ok_or_else(|| {
+                    Error::invalid(
+                        "no default governor socket: set LEASEKIT_SOCKET, XDG_RUNTIME_DIR or HOME",
+                    )
+                })?,
+            };
+            Ok(GovernorClient {
+                inner: RefCell::new(Some(Arc::new(CoreClient::with_options(socket, options)))),
+            })
+        })
+    }
+
+    /// The socket this client talks to.
+    #[napi(getter)]
+    pub fn socket_path(&self) -> Result<String> {
+        run(|| Ok(self.client()?.socket().to_string_lossy().into_owned()))
+    }
+
+    /// Runs any command strictly on the daemon (core's `call_json`): an unknown command or
+    /// field is `InvalidRequestError` before anything is sent; a refused command or a
+    /// transport failure throws. Answers the response payload as a plain object (the native
+    /// method answers core's JSON text; `index.js` parses it).
+    #[napi(
+        ts_args_type = "command: GovernorCommand, request?: GovernorRequest | string | null",
+        ts_return_type = "GovernorResponse"
+    )]
+    pub fn call(&self, command: Text, request: Option<JsArg>) -> Result<String> {
+        run(|| {
+            let payload = json_text(request.as_ref())?;
+            self.client()?.call_json(&command, &payload)
+        })
+    }
+
+    /// As `call`, run on the thread pool: the event loop does not wait for the daemon.
+    /// The request is read now; `index.js` settles the Promise with the response or a
+    /// `LeaseError`.
+    #[napi(js_name = "__callAsync", skip_typescript)]
+    pub fn call_async(&self, command: Text, request: Option<JsArg>) -> Result<AsyncTask<CallTask>> {
+        run(|| {
+            let payload = json_text(request.as_ref())?;
+            let target = Target::Client(self.client()?);
+            Ok(AsyncTask::new(CallTask::new(target, command.0, payload)))
+        })
+    }
+
+    /// The wire dispatcher on the daemon: the response envelope
+    /// `{"protocolVersion","success","payloadJson","error"}` as JSON text (a transport
+    /// failure is a `success: false` envelope, except a fallback `Acquire`).
+    #[napi(ts_args_type = "command: string, payloadJson: string")]
+    pub fn handle(&self, command: Text, payload_json: Text) -> Result<String> {
+        run(|| Ok(self.client()?.handle(&command, &payload_json)))
+    }
+
+    /// Closes this client's pooled connections. Idempotent.
+    #[napi]
+    pub fn close(&self) {
+        self.inner.borrow_mut().take();
+    }
+
+    /// True once closed.
+    #[napi(getter)]
+    pub fn closed(&self) -> bool {
+        self.inner.borrow().is_none()
+    }
+}
