@@ -204,6 +204,10 @@ mod tests {
         // Without a reachable server (or without the feature) a PostgreSQL URL is an error,
         // never a SQLite file of that name.
         EmbeddedGovernor::open("PostgreSQL://u@%2Fnonexistent-dir/db", "", "").unwrap_err();
+        // A misspelt option is refused, never silently ignored.
+        let e = EmbeddedGovernor::open("memory", "", r#"{"maxInFlght": 1}"#).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidRequest);
+        assert!(e.message().contains("maxInFlght"), "{}", e.message());
         assert!(!std::path::Path::new("PostgreSQL:").exists());
     }
 

@@ -214,10 +214,26 @@ pub struct GovernorOptions {
 }
 
 impl GovernorOptions {
-    /// Parses options JSON (unknown fields ignored; a negative limit refused).
+    /// Parses options JSON: an object of known option names (an unknown one, such as a
+    /// misspelt limit, is `INVALID_REQUEST` rather than silently ignored); a negative limit
+    /// is refused.
     pub fn from_json(text: &str) -> crate::Result<GovernorOptions> {
-        let o: GovernorOptions = serde_json::from_str(text)
-            .map_err(|e| crate::Error::invalid(format!("invalid governor options: {e}")))?;
+        let bad =
+            |e: serde_json::Error| crate::Error::invalid(format!("invalid governor options: {e}"));
+        let given: serde_json::Map<String, Value> = serde_json::from_str(text).map_err(bad)?;
+        let known = serde_json::to_value(GovernorOptions::default()).map_err(bad)?;
+        let unknown: Vec<&str> = given
+            .keys()
+            .filter(|k| known.get(k.as_str()).is_none())
+            .map(String::as_str)
+            .collect();
+        if !unknown.is_empty() {
+            return Err(crate::Error::invalid(format!(
+                "unknown governor option(s): {}",
+                unknown.join(", ")
+            )));
+        }
+        let o: GovernorOptions = serde_json::from_value(Value::Object(given)).map_err(bad)?;
         if let Some((name, v)) = o.limits.fields().into_iter().find(|(_, v)| *v < 0) {
             return Err(crate::Error::invalid(format!(
                 "option {name} is negative ({v})"

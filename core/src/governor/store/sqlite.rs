@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -24,11 +25,21 @@ fn db_err(e: rusqlite::Error) -> Error {
     Error::new(ErrorCode::InternalError, format!("sqlite: {e}"))
 }
 
-/// A SQLite file store.
+/// A SQLite file store. It serves one governor: a commit is refused when another
+/// connection (a second governor on the same file) has committed since this store was opened,
+/// so two governors on one file can never both grant from the same pools (SQLite's
+/// `PRAGMA data_version`; a fleet shares PostgreSQL instead, SEMANTICS 13.12).
 #[derive(Debug)]
 pub struct SqliteStore {
     conn: Mutex<Connection>,
     path: PathBuf,
+    /// `PRAGMA data_version` when opened: it changes only when another connection commits.
+    data_version: AtomicI64,
+}
+
+fn data_version(conn: &Connection) -> crate::Result<i64> {
+    conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+        .map_err(db_err)
 }
 
 const SCHEMA: &str = "
@@ -64,9 +75,11 @@ impl SqliteStore {
         )
         .map_err(db_err)?;
         conn.execute_batch(SCHEMA).map_err(db_err)?;
+        let version = data_version(&conn)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
             path,
+            data_version: AtomicI64::new(version),
         })
     }
 
@@ -119,6 +132,20 @@ impl Store for SqliteStore {
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(db_err)?;
+        // Inside the write lock: has another governor committed to this file since we
+        // loaded it? Then our image of the pools is stale; refuse (nothing is written).
+        if data_version(&tx)? != self.data_version.load(Ordering::Acquire) {
+            return Err(Error::new(
+                ErrorCode::InternalError,
+                format!(
+                    "another governor has written the SQLite store {} since this one opened it; \
+                     a SQLite store serves one governor (share it through `leasekit serve`, or \
+                     use PostgreSQL for a fleet)",
+                    self.path.display()
+                ),
+            )
+            .with_detail("reason", "store_shared"));
+        }
         for ((t, id), body) in &batch.rows {
             let table = Self::table(*t);
             match body {
