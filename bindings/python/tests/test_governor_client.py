@@ -143,7 +143,7 @@ def test_unreachable_daemon(tmp_path) -> None:
 def test_calls_release_the_interpreter_lock(daemon) -> None:
     """A call blocked on a stopped daemon (SIGSTOP) must let other Python threads run; it ends
     with an error at its timeout, and the client works again once the daemon continues."""
-    gov = daemon.client(timeout=1.5)
+    gov = daemon.client(timeout=3.0)
     assert gov.status()["healthy"] is True
     pid = daemon.proc.pid
     errors = []
@@ -158,13 +158,15 @@ def test_calls_release_the_interpreter_lock(daemon) -> None:
     try:
         t = threading.Thread(target=blocked)
         t.start()
-        time.sleep(0.1)
-        ticks = 0
-        while t.is_alive() and ticks < 10_000_000:
+        # Were the lock held during the call, this thread would resume only after the call
+        # ended (3 s), so the call could not still be running at the end of this window.
+        time.sleep(0.2)
+        start, ticks = time.monotonic(), 0
+        while time.monotonic() - start < 0.5:
             ticks += 1
+        still_blocked = t.is_alive()
         t.join(timeout=30)
-        # With the lock held, this thread could not have counted while the call was blocked.
-        assert ticks > 1000
+        assert still_blocked and ticks > 1000
         assert len(errors) == 1
     finally:
         os.kill(pid, signal.SIGCONT)
