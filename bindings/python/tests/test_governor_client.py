@@ -202,3 +202,26 @@ def test_every_public_member_is_documented() -> None:
         if not name.startswith("_"):
             assert getattr(lk.GovernorClient, name).__doc__, name
     assert lk.GovernorClient.__doc__ and lk.lint_lease.__doc__
+
+
+def test_admin_commands_from_a_non_admin_uid_are_permission_denied() -> None:
+    """A daemon whose only admin is another uid: this process may acquire and release, but an
+    admin command is refused with PermissionDenied (the daemon's answer, not a fallback)."""
+    from _daemon import ROOMY_POLICY, Daemon
+
+    other = str(os.getuid() + 4242)
+    with Daemon(["--store", "memory", "--admin-uid", other], policy=ROOMY_POLICY) as d:
+        d.start()
+        gov = d.client(fallback="prod")
+        g = gov.acquire(actor_id="a", estimated_cost_cents=1)
+        assert g["granted"] and not g["leaseId"].startswith("local-")
+        gov.release(lease_id=g["leaseId"], actual_cost_cents=1)
+        for call in (lambda: gov.export_audit(from_line=1), lambda: gov.activate_policy(version="v9"),
+                     lambda: gov.grant_approval(approval_id="approval-1", granted_by="me")):
+            with pytest.raises(lk.PermissionDenied) as e:
+                call()
+            assert e.value.details.get("reason") == "daemon_error"
+        env = json.loads(gov.handle("ExportAudit", "{}"))
+        assert env["success"] is False and env["error"].startswith("permission_denied")
+        gov.close()
+        d.stop()
