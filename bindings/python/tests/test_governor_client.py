@@ -104,6 +104,10 @@ def test_connect_refusals(daemon, monkeypatch) -> None:
             lk.GovernorClient.connect(daemon.socket, **kwargs)
     with pytest.raises(TypeError):
         lk.GovernorClient.connect(daemon.socket, 5.0)  # timeout is keyword-only
+    import pathlib
+
+    by_path = lk.GovernorClient.connect(pathlib.Path(daemon.socket), fallback="off")
+    assert by_path.socket == daemon.socket and by_path.status()["healthy"] is True
     monkeypatch.setenv("LEASEKIT_SOCKET", daemon.socket)
     gov = lk.GovernorClient.connect(fallback="off")
     assert gov.socket == daemon.socket
