@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# C under AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer: the C API tests and
+# C under AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer: the C API tests, the
+# governor client tests (against a real `leasekit serve`, bindings/c/tests/with-daemon.sh) and
 # the conformance runner built with gcc -fsanitize=address,undefined against the ordinary
 # leasekit-ffi library (Rust allocates through the system malloc, so ASan sees every heap
 # block on both sides of the ABI and LSan reports leaks anywhere in the process). Complements
@@ -15,7 +16,7 @@ pass=0 fail=0 status=0
 bash bindings/c/build-c.sh >/dev/null || { echo "c-asan: 0 passed, 1 failed"; exit 1; }
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 make -s -C bindings/c PROFILE="$profile" OUT="$(pwd)/$out" EXTRA_CFLAGS="$san" \
-  "$(pwd)/$out/capi_test" "$(pwd)/$out/conformance" ||
+  "$(pwd)/$out/capi_test" "$(pwd)/$out/conformance" "$(pwd)/$out/governor_client_test" ||
   { echo "c-asan: 0 passed, 1 failed"; exit 1; }
 
 # cedar-policy's process-lifetime statics are reachable (not leaks for LSan); nothing is
@@ -42,9 +43,9 @@ if "$out/leak_canary" >"$log" 2>&1 || ! grep -q 'ERROR: LeakSanitizer: detected 
 fi
 pass=$((pass + 1))
 
-run() { # name, program, summary prefix
+run() { # name, program (a command line, split on spaces), summary prefix
   echo "--- $1 (ASan+LSan+UBSan)"
-  "$2" 2>&1 | tee "$log"
+  $2 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   local line
   line=$(grep -E "^${3}[0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1 | grep -oE '[0-9]+ passed, [0-9]+ failed')
@@ -66,6 +67,12 @@ run() { # name, program, summary prefix
 }
 run "C API tests" "$out/capi_test" "capi: "
 run "conformance vectors" "$out/conformance" ""
+# Against a real `leasekit serve` (scripts/test-c.sh built the CLI; build it if run alone).
+if [ -x "target/$profile/leasekit" ] || cargo build -q -p leasekit-cli $([ "$profile" = release ] && echo --release); then
+  run "governor client" "bash bindings/c/tests/with-daemon.sh $out/governor_client_test" "governor-client: "
+else
+  echo "governor client: leasekit CLI build failed"; fail=$((fail + 1))
+fi
 [ "$fail" -eq 0 ] || status=1
 echo "c-asan: $pass passed, $fail failed"
 exit $status

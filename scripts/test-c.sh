@@ -48,6 +48,13 @@ echo "--- governor C API tests (valgrind)"
 [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; grep -q '^governor: .* 0 failed' "$log" && fail=$((fail + 1)); }
 count "$log" "governor: "
 
+echo "--- governor client C API tests against a real leasekit serve (valgrind)"
+if [ "$profile" = release ]; then cargo build -q -p leasekit-cli --release; else cargo build -q -p leasekit-cli; fi ||
+  { status=1; fail=$((fail + 1)); }
+bash bindings/c/tests/with-daemon.sh "${vg[@]}" "$out/governor_client_test" 2>&1 | tee "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; grep -q '^governor-client: .* 0 failed' "$log" && fail=$((fail + 1)); }
+count "$log" "governor-client: "
+
 echo "--- conformance vectors (valgrind)"
 "${vg[@]}" "$out/conformance" 2>&1 | tee "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; grep -qE '^[0-9]+ passed, 0 failed' "$log" && fail=$((fail + 1)); }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Python: build the wheel with maturin through `pip install ./bindings/python` into a fresh
 # virtual environment under target/, then run every pytest test (unit tests, stub check,
-# example, conformance runner). Last line: "python: N passed, N failed".
+# example, conformance runner; the GovernorClient tests, the governor example loop and the
+# socket replay of the governor vectors against a real `leasekit serve`). Last line: "python: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -16,6 +17,9 @@ fail_summary() { echo "python: 0 passed, 1 failed"; exit 1; }
 "$venv/bin/pip" install -q pytest || fail_summary
 # --force-reinstall: a rerun must test the current sources, not an older build.
 "$venv/bin/pip" install --force-reinstall --no-deps ./bindings/python || fail_summary
+
+# The daemon tests start a real `leasekit serve` (the CLI binary of this workspace).
+cargo build -q -p leasekit-cli || fail_summary
 
 out=$(mktemp)
 (cd bindings/python && "$venv/bin/python" -m pytest -p no:cacheprovider -q tests) 2>&1 | tee "$out"

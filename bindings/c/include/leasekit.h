@@ -71,6 +71,11 @@ typedef struct LkAgentfile LkAgentfile;
 // `lk_governor_free`. One handle may be used from many threads at once.
 typedef struct LkGovernor LkGovernor;
 
+// An opaque client of a governor daemon. Create it with `lk_governor_client_connect`, free
+// it with `lk_governor_client_free`. One handle may be used from many threads at once
+// (connections are pooled and reused).
+typedef struct LkGovernorClient LkGovernorClient;
+
 // An opaque lease guard. Create it with `lk_guard_new` (system clock) or
 // `lk_guard_new_manual_clock`, free it with `lk_guard_free`. A guard is thread-safe:
 // it may be used from several threads at once.
@@ -356,6 +361,48 @@ enum LkStatus lk_governor_advance_ms(const struct LkGovernor *gov, uint64_t mill
 // `gov` is a live handle; `out` points to a writable `char *`.
 enum LkStatus lk_governor_time(const struct LkGovernor *gov, char **out);
 
+// Creates a client of the daemon at `socket_path` (NULL: the default socket,
+// `$LEASEKIT_SOCKET`, else `$XDG_RUNTIME_DIR/leasekit.sock`, else under the default state
+// directory). `options_json` (NULL: `{}`): `timeoutMs` (per call, default 10000),
+// `fallback` (`"off"`, `"dev"` or `"prod"`, the default: what an `Acquire` does when the
+// daemon cannot be reached, SEMANTICS 13.13), `maxIdleMs`, `maxPooled`; an unknown field is
+// `LK_INVALID_REQUEST`. Nothing is connected yet: the first call connects. Writes a new
+// handle to `*out`.
+//
+// # Safety
+// `socket_path` and `options_json` are NULL or NUL-terminated strings; `out` points to a
+// writable `LkGovernorClient *`.
+enum LkStatus lk_governor_client_connect(const char *socket_path, const char *options_json, struct LkGovernorClient **out);
+
+// Frees a client (closing its pooled connections). NULL is ignored.
+//
+// # Safety
+// `client` is NULL or a handle from this library not freed before, not in use by another
+// thread.
+void lk_governor_client_free(struct LkGovernorClient *client);
+
+// Runs `command` with `payload_json` (NULL: `{}`) on the daemon strictly, as
+// `lk_governor_call`: an unknown command, a malformed payload or an unknown field is
+// `LK_INVALID_REQUEST` before anything is sent. Writes the response payload JSON to
+// `*out_json`. An answer with `success: false` is an error (`LK_PERMISSION_DENIED` for a
+// refused admin command, else `LK_INTERNAL_ERROR` with `details.reason` `daemon_error`); an
+// unreachable daemon is `LK_INTERNAL_ERROR` with `details.reason` `daemon_unreachable`,
+// except an `Acquire` under a fallback mode, answered by the local rules (a local grant or
+// a denial with `degradedMode` true).
+//
+// # Safety
+// `client` is a live handle; `command` a NUL-terminated string; `payload_json` NULL or a
+// NUL-terminated string; `out_json` points to a writable `char *`.
+enum LkStatus lk_governor_client_call(const struct LkGovernorClient *client, const char *command, const char *payload_json, char **out_json);
+
+// The wire dispatcher over the socket, as `lk_governor_handle`: writes the daemon's response
+// envelope `{"protocolVersion","success","payloadJson","error"}` to `*out_json`. A refused
+// command or a transport failure is an envelope with `success` false, not a failed call.
+//
+// # Safety
+// As `lk_governor_client_call`.
+enum LkStatus lk_governor_client_handle(const struct LkGovernorClient *client, const char *command, const char *payload_json, char **out_json);
+
 // Creates a guard for `lease` on the system clock. `constraints_json` may be NULL or
 // `{"expires_at": "..."}`; `options_json` may be NULL or
 // `{"grace_millis": 0, "allow_any_model": false}`. The lease is copied (the handle may
@@ -537,6 +584,15 @@ enum LkStatus lk_lease_check_subset(const struct LkLease *child, const struct Lk
 // `child` and `parent` are live handles; `options_json` is NULL or a NUL-terminated
 // string; `out` points to a writable bool.
 enum LkStatus lk_lease_is_subset(const struct LkLease *child, const struct LkLease *parent, const char *options_json, bool *out);
+
+// Lints a lease (JSON text): writes `{"warnings":[{"code","capability","pattern","message",
+// "hint"}, ...]}` to `*out_json` (an empty list for a clean lease). Codes are stable
+// (`host-open-suffix`, `scheme-wildcard`, ...; docs/security.md). An invalid lease is
+// `LK_INVALID_REQUEST`. Lint never changes what a lease grants.
+//
+// # Safety
+// `lease_json` is a NUL-terminated string; `out_json` points to a writable `char *`.
+enum LkStatus lk_lint_lease(const char *lease_json, char **out_json);
 
 // Sets `*out` to whether `name` is a valid capability name (one of the 7 reserved
 // names or `x-vendor.<seg>.<seg>...`).

@@ -393,6 +393,26 @@ static void test_threads(void) {
     lk_lease_free(l);
 }
 
+static void test_lint_lease(void) {
+    char *out = NULL;
+    CHECK(lk_lint_lease("{\"net.fetch\":[\"https://api.example.com**\",\"*://api.example.com/**\"],"
+                        "\"fs.read\":[\"/workspace/**\"]}", &out) == LK_OK);
+    CHECK(out && strstr(out, "\"code\":\"host-open-suffix\""));
+    CHECK(out && strstr(out, "\"code\":\"scheme-wildcard\""));
+    CHECK(out && strstr(out, "\"pattern\":\"https://api.example.com**\"") && strstr(out, "\"hint\":"));
+    CHECK(out && !strstr(out, "/workspace/**"));
+    lk_string_free(out);
+    CHECK(lk_lint_lease("{\"fs.read\":[\"/workspace/**\"],\"net.fetch\":[\"https://api.example.com/v1/**\"]}", &out) == LK_OK);
+    CHECK(out && strcmp(out, "{\"warnings\":[]}") == 0);
+    lk_string_free(out);
+    out = (char *)"sentinel";
+    CHECK(lk_lint_lease("{\"fs.read\":\"/x\"}", &out) == LK_INVALID_REQUEST);
+    CHECK(out == NULL);
+    CHECK(lk_lint_lease("not json", &out) == LK_INVALID_REQUEST);
+    CHECK(lk_lint_lease(NULL, &out) == LK_INVALID_REQUEST);
+    CHECK(lk_lint_lease("{}", NULL) == LK_INVALID_REQUEST);
+}
+
 int main(void) {
     static const struct {
         const char *name;
@@ -413,6 +433,7 @@ int main(void) {
         {"length_variants_reject_embedded_nul", test_length_variants_reject_embedded_nul},
         {"agentfile", test_agentfile},
         {"threads", test_threads},
+        {"lint_lease", test_lint_lease},
     };
     int passed = 0, failed = 0;
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {

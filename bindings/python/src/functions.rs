@@ -304,3 +304,18 @@ fn str_items(seq: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     }
     Ok(out)
 }
+
+/// Lease-writing mistakes (core's lint): a list of warnings
+/// `{"code","capability","pattern","message","hint"}`; empty for a clean lease. An invalid
+/// lease is InvalidRequest.
+#[pyfunction]
+pub fn lint_lease<'py>(lease: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = lease.py();
+    let lease = lease_from_py(lease)?;
+    let warnings = attached(py, || {
+        let json = leasekit::lint_lease_json(&lease.to_json())?;
+        serde_json::from_str::<serde_json::Value>(&json)
+            .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))
+    })?;
+    json_to_py(py, &warnings["warnings"])
+}

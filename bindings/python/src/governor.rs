@@ -15,7 +15,7 @@ use crate::convert::{json_to_py, py_to_json, timestamp_from_py, timestamp_to_py}
 use crate::errors::{attached, detached, invalid, to_py_err};
 
 /// Python data (dict, JSON text or None) as JSON text for core; `what` names it in errors.
-fn json_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<String> {
+pub(crate) fn json_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<String> {
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok("{}".to_string());
     };
@@ -26,7 +26,7 @@ fn json_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<String> {
 }
 
 /// A `str` argument, lone surrogates refused with `INVALID_REQUEST`.
-fn text(s: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
+pub(crate) fn text(s: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
     match s.to_str() {
         Ok(t) => Ok(t.to_owned()),
         Err(_) => attached(s.py(), || {
@@ -36,7 +36,7 @@ fn text(s: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
 }
 
 /// Core's answer (JSON text) as Python data.
-fn answer<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn answer<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
     let v: Value = attached(py, || {
         serde_json::from_str(json)
             .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))

@@ -9,6 +9,7 @@ mod convert;
 mod errors;
 mod functions;
 mod governor;
+mod governor_client;
 mod guard;
 mod lease;
 mod values;
@@ -56,5 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(agentfile::evaluate_policy, m)?)?;
     m.add_class::<governor::PyGovernorCore>()?;
     m.add_function(wrap_pyfunction!(governor::decode_frame, m)?)?;
+    m.add_class::<governor_client::PyGovernorClientCore>()?;
+    m.add_function(wrap_pyfunction!(functions::lint_lease, m)?)?;
     Ok(())
 }

@@ -55,6 +55,7 @@ from ._native import (
     validate_lease_constraints,
     validate_lease_shape,
     validate_pattern,
+    lint_lease,
     # Agentfile
     agentfile_lease,
     check_agentfile,
@@ -67,7 +68,7 @@ from ._native import (
     parse_agentfile,
 )
 
-from .governor import Governor, decode_frame
+from .governor import Governor, GovernorClient, decode_frame
 
 __version__ = "0.1.0"
 
@@ -86,6 +87,7 @@ __all__ = [
     "validate_lease_shape",
     "canonicalize_target",
     "validate_pattern",
+    "lint_lease",
     "match_pattern",
     "is_lease_subset",
     "check_lease_subset",
@@ -113,6 +115,7 @@ __all__ = [
     "evaluate_policy",
     # governor
     "Governor",
+    "GovernorClient",
     "decode_frame",
     # errors
     "ERROR_CLASSES",

@@ -1,7 +1,10 @@
 """The governor (docs/governor.md): LeaseGate's admission protocol, embedded over an in-memory
-or SQLite store.
+or SQLite store (``Governor``) or behind a ``leasekit serve`` daemon's socket
+(``GovernorClient``, docs/daemon.md).
 
-``Governor.open(store, policy, options=None)`` opens one; its typed methods take a request as a
+``Governor.open(store, policy, options=None)`` opens one and
+``GovernorClient.connect(socket)`` reaches a daemon; both have the same typed methods
+(``GovernorMethods``). They take a request as a
 mapping in the protocol's field names (``{"actorId": "alice"}``) and/or as snake_case keyword
 arguments (``actor_id="alice"``), and answer the response as a dict in the protocol's field
 names (``resp["granted"]``, ``resp["leaseId"]``). Every shape is core's; a field the request
@@ -14,12 +17,15 @@ from __future__ import annotations
 
 import os
 from datetime import datetime
+import math
 from typing import Any, Dict, Mapping, Optional, Union
 
+from ._errors import InvalidRequest
+from ._native import GovernorClientCore as _ClientCore
 from ._native import GovernorCore as _Core
 from ._native import decode_frame
 
-__all__ = ["Governor", "decode_frame"]
+__all__ = ["Governor", "GovernorClient", "GovernorMethods", "decode_frame"]
 
 #: A store: ``"memory"``, ``"sqlite:PATH"`` or a SQLite file path.
 StoreLike = Union[str, "os.PathLike[str]"]
@@ -39,38 +45,23 @@ def _payload(request: Optional[Mapping[str, Any]], fields: Mapping[str, Any]) ->
     return body
 
 
-class Governor:
-    """An embedded governor. Safe to share between threads (calls release the GIL); use it as a
-    context manager or call :meth:`close`."""
+class GovernorMethods:
+    """The typed methods shared by :class:`Governor` (embedded) and :class:`GovernorClient`
+    (a daemon): one table, so a program switches between them by its constructor. Each takes a
+    request as a mapping in the protocol's field names and/or snake_case keyword arguments and
+    answers the response payload as a dict; a field the request does not have, or an unknown
+    command, is ``InvalidRequest``."""
 
-    __slots__ = ("_core",)
-
-    def __init__(self, core: _Core) -> None:
-        """Use :meth:`open`."""
-        self._core = core
-
-    @classmethod
-    def open(cls, store: StoreLike, policy: JsonLike = None, options: JsonLike = None) -> "Governor":
-        """Open a governor on ``store`` (``"memory"``, ``"sqlite:PATH"`` or a path) with ``policy``
-        (the policy JSON as a mapping or text; None: defaults). ``options``: the construction
-        options (limits, ``allowedPublicKeysBase64``, ``requireSignedBundles``) plus
-        ``synchronous`` (``"full"``, the default, or ``"normal"``) and, for tests,
-        ``manualClock`` (an aware datetime or RFC 3339 string: a manual clock starting there)
-        and ``ids`` (``"deterministic"``: ``lease-1``, ``approval-1``, ...). A reopened SQLite
-        store keeps its leases, approvals, idempotency records, policy and audit chain."""
-        return cls(_Core.open(store, policy, options))
+    __slots__ = ()
+    _core: Any
 
     # ------------------------------------------------------------------ wire form
 
     def handle(self, command: str, payload_json: str = "{}") -> str:
         """The wire dispatcher: the response envelope
-        ``{"protocolVersion","success","payloadJson","error"}`` as JSON text."""
+        ``{"protocolVersion","success","payloadJson","error"}`` as JSON text (unknown payload
+        fields ignored, as the protocol does; a refused command is ``success: false``)."""
         return self._core.handle(command, payload_json)
-
-    def handle_frame(self, frame: bytes) -> bytes:
-        """One request frame (4-byte little-endian length + envelope JSON) in, the response
-        frame out; a malformed frame is answered with a failure envelope."""
-        return self._core.handle_frame(frame)
 
     def call(self, command: str, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
         """Run any command strictly (unknown command or field: ``InvalidRequest``)."""
@@ -155,6 +146,35 @@ class Governor:
         """``VerifyAudit``: the store's chain (or the given ``records``): ``ok``, ``records``."""
         return self._core.call("VerifyAudit", _payload(request, fields))
 
+
+class Governor(GovernorMethods):
+    """An embedded governor. Safe to share between threads (calls release the GIL); use it as a
+    context manager or call :meth:`close`."""
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core: _Core) -> None:
+        """Use :meth:`open`."""
+        self._core = core
+
+    @classmethod
+    def open(cls, store: StoreLike, policy: JsonLike = None, options: JsonLike = None) -> "Governor":
+        """Open a governor on ``store`` (``"memory"``, ``"sqlite:PATH"`` or a path) with ``policy``
+        (the policy JSON as a mapping or text; None: defaults). ``options``: the construction
+        options (limits, ``allowedPublicKeysBase64``, ``requireSignedBundles``) plus
+        ``synchronous`` (``"full"``, the default, or ``"normal"``) and, for tests,
+        ``manualClock`` (an aware datetime or RFC 3339 string: a manual clock starting there)
+        and ``ids`` (``"deterministic"``: ``lease-1``, ``approval-1``, ...). A reopened SQLite
+        store keeps its leases, approvals, idempotency records, policy and audit chain."""
+        return cls(_Core.open(store, policy, options))
+
+    # ------------------------------------------------------------------ frames
+
+    def handle_frame(self, frame: bytes) -> bytes:
+        """One request frame (4-byte little-endian length + envelope JSON) in, the response
+        frame out; a malformed frame is answered with a failure envelope."""
+        return self._core.handle_frame(frame)
+
     # ------------------------------------------------------------------ clock, lifetime
 
     def set_time(self, time: Union[datetime, str]) -> None:
@@ -187,3 +207,66 @@ class Governor:
 
     def __repr__(self) -> str:
         return f"<leasekit.Governor{' closed' if self.closed else ''}>"
+
+
+class GovernorClient(GovernorMethods):
+    """A governor behind a ``leasekit serve`` daemon, reached over its Unix socket, with the
+    typed methods of :class:`Governor`. Safe to share between threads (connections are pooled
+    and reused; calls release the GIL); use it as a context manager or call :meth:`close`.
+
+    An answer with ``success: false`` raises (``PermissionDenied`` for an admin command from a
+    non-admin uid, else ``InternalError`` with ``details["reason"] == "daemon_error"``); an
+    unreachable daemon raises ``InternalError`` (``"daemon_unreachable"``), except ``acquire``
+    under a fallback mode, decided by SEMANTICS 13.13's local rules (``degradedMode: True``,
+    ``local-`` lease ids, released locally)."""
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core: _ClientCore) -> None:
+        """Use :meth:`connect`."""
+        self._core = core
+
+    @classmethod
+    def connect(
+        cls,
+        socket: Optional[StoreLike] = None,
+        *,
+        timeout: float = 10.0,
+        fallback: str = "prod",
+    ) -> "GovernorClient":
+        """A client of the daemon at ``socket`` (None: ``$LEASEKIT_SOCKET``, else
+        ``$XDG_RUNTIME_DIR/leasekit.sock``, else under the default state directory).
+        ``timeout``: seconds allowed for one call (connect, send, answer; at most one day).
+        ``fallback``: what ``acquire`` does when the daemon cannot be reached: ``"off"``
+        (raise), ``"dev"`` or ``"prod"`` (13.13's local rules). Nothing is connected yet: the
+        first call connects."""
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout):
+            raise InvalidRequest("timeout must be a finite number of seconds", details={"timeout": repr(timeout)})
+        if not isinstance(fallback, str):
+            raise InvalidRequest("fallback must be \"off\", \"dev\" or \"prod\"", details={"fallback": repr(fallback)})
+        options = {"timeoutMs": max(0, math.ceil(timeout * 1000)), "fallback": fallback}
+        return cls(_ClientCore.connect(socket, options))
+
+    @property
+    def socket(self) -> str:
+        """The socket path this client talks to."""
+        return self._core.socket
+
+    def close(self) -> None:
+        """Close this client (its pooled connections close once no call is using them)."""
+        self._core.close()
+
+    @property
+    def closed(self) -> bool:
+        """True once closed."""
+        return self._core.closed
+
+    def __enter__(self) -> "GovernorClient":
+        return self
+
+    def __exit__(self, *args: Any) -> bool:
+        self.close()
+        return False
+
+    def __repr__(self) -> str:
+        return f"<leasekit.GovernorClient {self.socket!r}{' closed' if self.closed else ''}>"

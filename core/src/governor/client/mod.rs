@@ -21,19 +21,19 @@
 //! ```
 
 mod fallback;
+mod options;
 mod paths;
 mod transport;
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::path::{Path, PathBuf};
 
 pub use fallback::{
     DEV_MAX_OUTPUT_TOKENS, FallbackMode, LOCAL_LEASE_TTL_MS, PROD_MAX_OUTPUT_TOKENS,
     RISKY_CAPABILITIES,
 };
+pub use options::ClientOptions;
 pub use paths::{default_socket, default_socket_in, default_state_dir};
 
 use fallback::LocalLeases;
@@ -42,31 +42,6 @@ use transport::{CallError, Transport};
 use super::audit::AuditVerification;
 use super::wire::*;
 use crate::{Clock, Error, ErrorCode};
-
-/// How a client talks to its daemon.
-#[derive(Debug, Clone)]
-pub struct ClientOptions {
-    /// Time allowed for one call (connect, send, answer); default 10 s.
-    pub timeout: Duration,
-    /// What an `Acquire` does when the daemon cannot be reached; default [`FallbackMode::Prod`].
-    pub fallback: FallbackMode,
-    /// An idle connection older than this is not reused; default 60 s (the daemon closes
-    /// idle connections after 120 s by default).
-    pub max_idle: Duration,
-    /// Idle connections kept for reuse; default 16.
-    pub max_pooled: usize,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        ClientOptions {
-            timeout: Duration::from_secs(10),
-            fallback: FallbackMode::Prod,
-            max_idle: Duration::from_secs(60),
-            max_pooled: 16,
-        }
-    }
-}
 
 /// A governor behind a daemon's socket. Cheap to share (`&self` methods, thread-safe).
 pub struct GovernorClient {

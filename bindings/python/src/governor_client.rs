@@ -1,0 +1,119 @@
+//! `leasekit._native.GovernorClientCore`: core's `GovernorClient` (a `leasekit serve` daemon
+//! reached over its Unix socket). The typed surface is shared with the embedded governor in
+//! `python/leasekit/governor.py`; this file only converts. Every call runs with the
+//! interpreter lock released, so threads share one client (and its pooled connections).
+
+use std::sync::{Arc, Mutex};
+
+use leasekit::governor::client::{ClientOptions, GovernorClient};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use crate::errors::{detached, invalid, to_py_err};
+use crate::governor::{answer, json_arg, text};
+
+/// The native daemon client behind `leasekit.GovernorClient`.
+#[pyclass(name = "GovernorClientCore", module = "leasekit._native", frozen)]
+pub struct PyGovernorClientCore {
+    inner: Mutex<Option<Arc<GovernorClient>>>,
+    socket: String,
+}
+
+impl PyGovernorClientCore {
+    /// The open client (an `Arc` clone, so the lock is not held during a call).
+    fn client(&self, py: Python<'_>) -> PyResult<Arc<GovernorClient>> {
+        let c = self.inner.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        c.ok_or_else(|| to_py_err(py, invalid("the governor client is closed")))
+    }
+}
+
+#[pymethods]
+impl PyGovernorClientCore {
+    /// connect(socket, options): see `leasekit.GovernorClient.connect`. `socket` None: the
+    /// default socket; `options` a dict or JSON text of core's client options.
+    #[staticmethod]
+    #[pyo3(signature = (socket=None, options=None))]
+    fn connect(
+        py: Python<'_>,
+        socket: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let socket = match socket.filter(|s| !s.is_none()) {
+            None => None,
+            Some(s) => Some(match s.cast::<PyString>() {
+                Ok(s) => text(s, "socket")?,
+                // pathlib.Path and other os.PathLike values.
+                Err(_) => py
+                    .import("os")?
+                    .getattr("fspath")?
+                    .call1((s,))?
+                    .extract::<String>()?,
+            }),
+        };
+        let options = json_arg(options, "options")?;
+        let client = detached(py, || {
+            let options = ClientOptions::from_json(&options)?;
+            let socket = match socket {
+                Some(s) => std::path::PathBuf::from(s),
+                None => GovernorClient::connect_default()?.socket().to_path_buf(),
+            };
+            Ok(GovernorClient::with_options(socket, options))
+        })?;
+        Ok(PyGovernorClientCore {
+            socket: client.socket().to_string_lossy().into_owned(),
+            inner: Mutex::new(Some(Arc::new(client))),
+        })
+    }
+
+    /// call(command, payload): the strict call on the daemon; the response payload as Python
+    /// data.
+    #[pyo3(signature = (command, payload=None))]
+    fn call<'py>(
+        &self,
+        py: Python<'py>,
+        command: &Bound<'py, PyString>,
+        payload: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let command = text(command, "command")?;
+        let payload = json_arg(payload, "payload")?;
+        let client = self.client(py)?;
+        let out = detached(py, || client.call_json(&command, &payload))?;
+        answer(py, &out)
+    }
+
+    /// handle(command, payload_json): the wire dispatcher over the socket; the response
+    /// envelope JSON text.
+    fn handle(
+        &self,
+        py: Python<'_>,
+        command: &Bound<'_, PyString>,
+        payload_json: &Bound<'_, PyString>,
+    ) -> PyResult<String> {
+        let command = text(command, "command")?;
+        let payload = text(payload_json, "payload_json")?;
+        let client = self.client(py)?;
+        detached(py, || Ok(client.handle(&command, &payload)))
+    }
+
+    /// The socket path this client talks to.
+    #[getter]
+    fn socket(&self) -> String {
+        self.socket.clone()
+    }
+
+    /// close(): drops this handle's client (its pooled connections close once no call is
+    /// using it).
+    fn close(&self) {
+        let c = self.inner.lock().unwrap_or_else(|p| p.into_inner()).take();
+        drop(c);
+    }
+
+    /// True once closed.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none()
+    }
+}
