@@ -9,7 +9,9 @@ use std::time::Duration;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::audit::{AuditVerification, verify_audit};
+use super::audit::{
+    AuditVerification, ProofBundle, ProofVerification, export_proof, verify_audit, verify_proof,
+};
 use super::engine::{Engine, IdSource};
 use super::fleet::Fleet;
 use super::policy::{GovernorOptions, Policy};
@@ -459,6 +461,43 @@ impl Governor {
             })
             .collect::<crate::Result<Vec<_>>>()?;
         Ok(ExportAuditResponse { records })
+    }
+
+    /// A signed proof bundle over the store's audit lines `from..=to` (SEMANTICS 13.10;
+    /// [`crate::governor::audit::proof`]). `private_key_base64` is a PKCS#8 DER P-256 or
+    /// Ed25519 key; `None` signs with an ephemeral key (integrity, not authorship). A range
+    /// past the end of the chain, or one with a line that does not recompute, is refused.
+    pub fn export_proof(
+        &self,
+        from: u64,
+        to: u64,
+        private_key_base64: Option<&str>,
+    ) -> crate::Result<ProofBundle> {
+        if from == 0 || to < from {
+            return Err(crate::Error::invalid(format!(
+                "bad range {from}..{to}: lines are numbered from 1 and toLine must be >= fromLine"
+            )));
+        }
+        let lines = self.audit_lines(from, to)?;
+        if (lines.len() as u64) < to - from + 1 {
+            return Err(crate::Error::invalid(format!(
+                "range {from}..{to} is out of range: the chain has {} lines",
+                (from - 1) + lines.len() as u64
+            )));
+        }
+        export_proof(from, &lines, private_key_base64)
+    }
+
+    /// Verifies a proof bundle against the store's audit chain: every line of its range is
+    /// recomputed and linked, and the signature checked (`trusted`: see
+    /// [`crate::governor::audit::verify_proof`]).
+    pub fn verify_proof(
+        &self,
+        bundle: &ProofBundle,
+        trusted: &[String],
+    ) -> crate::Result<ProofVerification> {
+        let lines = self.audit_lines(1, bundle.to_line.max(1))?;
+        Ok(verify_proof(bundle, &lines, trusted))
     }
 
     /// Verifies the store's whole audit chain (`VerifyAudit`).

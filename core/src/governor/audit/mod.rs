@@ -4,6 +4,7 @@
 //! Verification recomputes every hash and link and names the first bad line.
 
 pub mod jcs;
+pub mod proof;
 
 use std::collections::BTreeMap;
 
@@ -11,6 +12,10 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 pub use jcs::AVal;
+pub use proof::{
+    ProofAnchor, ProofBundle, ProofVerification, export_proof, export_proof_from_jsonl,
+    read_jsonl_chain, verify_proof,
+};
 
 /// The `prevHash` of the first record.
 pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
