@@ -4,7 +4,7 @@
 //! share the next transaction, each answered only after it.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -25,6 +25,8 @@ struct CommitState {
     committed: u64,
     leader: bool,
     last_batch: u64,
+    /// The leader is waiting for the commands of its batch to arrive.
+    gathering: bool,
     poisoned: bool,
     failed: Vec<(u64, u64, String)>,
 }
@@ -34,6 +36,8 @@ struct Shared {
     store: Arc<dyn Store>,
     commit: Mutex<CommitState>,
     cv: Condvar,
+    /// Wakes a gathering leader when the batch it waits for is complete.
+    arrive: Condvar,
     window: Duration,
     group: bool,
     started: i64,
@@ -130,10 +134,12 @@ impl Governor {
                     committed: 0,
                     leader: false,
                     last_batch: 0,
+                    gathering: false,
                     poisoned: false,
                     failed: Vec::new(),
                 }),
                 cv: Condvar::new(),
+                arrive: Condvar::new(),
                 window,
                 group,
                 started,
@@ -230,6 +236,9 @@ impl Governor {
             let mut c = lock(&s.commit);
             c.next_seq += 1;
             c.pending_count += 1;
+            if c.gathering && c.pending_count >= c.last_batch {
+                s.arrive.notify_one();
+            }
             c.next_seq
         };
         drop(eng);
@@ -254,11 +263,25 @@ impl Governor {
             if !c.leader {
                 c.leader = true;
                 if c.last_batch > 1 && !s.window.is_zero() {
-                    drop(c);
-                    std::thread::sleep(s.window);
-                } else {
-                    drop(c);
+                    // Gather for up to the window, but commit as soon as as many commands as
+                    // the last batch had are queued (the clients of a busy governor are back
+                    // well within the window; sleeping it out would idle the disk).
+                    let deadline = Instant::now() + s.window;
+                    c.gathering = true;
+                    while c.pending_count < c.last_batch {
+                        let now = Instant::now();
+                        if now >= deadline {
+                            break;
+                        }
+                        c = s
+                            .arrive
+                            .wait_timeout(c, deadline - now)
+                            .map(|(g, _)| g)
+                            .unwrap_or_else(|p| p.into_inner().0);
+                    }
+                    c.gathering = false;
                 }
+                drop(c);
                 // Take the changes of every command so far (engine lock, then commit lock: the
                 // order commands use).
                 let mut eng = lock(&s.engine);
