@@ -6,7 +6,6 @@
 pub mod jcs;
 pub mod proof;
 
-
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -39,7 +38,8 @@ enum Val {
 pub struct AuditRecord {
     buf: String,
     items: Vec<(u32, u32)>,
-    fields: Vec<(&'static str, Val)>,
+    /// (key's first 8 bytes as an integer, key, value).
+    fields: Vec<(u64, &'static str, Val)>,
 }
 
 impl AuditRecord {
@@ -56,6 +56,10 @@ impl AuditRecord {
         r
     }
 
+    fn put(&mut self, key: &'static str, v: Val) {
+        self.fields.push((key_prefix(key), key, v));
+    }
+
     fn span(&mut self, parts: &[&str]) -> (u32, u32) {
         let start = self.buf.len() as u32;
         for p in parts {
@@ -67,19 +71,19 @@ impl AuditRecord {
     /// Sets a string field.
     pub fn s(&mut self, key: &'static str, v: &str) -> &mut Self {
         let (a, b) = self.span(&[v]);
-        self.fields.push((key, Val::Str(a, b)));
+        self.put(key, Val::Str(a, b));
         self
     }
 
     /// Sets an integer field.
     pub fn i(&mut self, key: &'static str, v: i64) -> &mut Self {
-        self.fields.push((key, Val::Int(v)));
+        self.put(key, Val::Int(v));
         self
     }
 
     /// Sets a boolean field.
     pub fn b(&mut self, key: &'static str, v: bool) -> &mut Self {
-        self.fields.push((key, Val::Bool(v)));
+        self.put(key, Val::Bool(v));
         self
     }
 
@@ -101,7 +105,7 @@ impl AuditRecord {
             self.items.push(span);
         }
         let last = self.items.len() as u32;
-        self.fields.push((key, Val::Strs(first, last)));
+        self.put(key, Val::Strs(first, last));
         self
     }
 
@@ -111,8 +115,8 @@ impl AuditRecord {
 
     /// The event type.
     pub fn event_type(&self) -> &str {
-        match self.fields.iter().rev().find(|(k, _)| *k == "eventType") {
-            Some((_, Val::Str(a, b))) => self.text((*a, *b)),
+        match self.fields.iter().rev().find(|(_, k, _)| *k == "eventType") {
+            Some((_, _, Val::Str(a, b))) => self.text((*a, *b)),
             _ => "",
         }
     }
@@ -121,8 +125,10 @@ impl AuditRecord {
     /// included) and its `entryHash`.
     pub fn seal(mut self, prev_hash: &str) -> (String, String) {
         self.s("prevHash", prev_hash);
-        // Stable: of equal keys the one set last comes last and wins.
-        self.fields.sort_by(|x, y| x.0.cmp(y.0));
+        // Stable: of equal keys the one set last comes last and wins. The first 8 bytes of a
+        // key, big-endian, order like the key itself, so most comparisons are one integer's.
+        self.fields
+            .sort_by(|x, y| x.0.cmp(&y.0).then_with(|| x.1.cmp(y.1)));
         // One canonical pass; `entryHash` is then spliced in at its sorted place.
         let (mut body, at) = self.canonical();
         let digest = Sha256::digest(body.as_bytes());
@@ -154,8 +160,8 @@ impl AuditRecord {
         out.push('{');
         let mut at = None;
         let mut first = true;
-        for (i, (k, v)) in self.fields.iter().enumerate() {
-            if *k == "entryHash" || self.fields.get(i + 1).is_some_and(|(n, _)| n == k) {
+        for (i, (_, k, v)) in self.fields.iter().enumerate() {
+            if *k == "entryHash" || self.fields.get(i + 1).is_some_and(|(_, n, _)| n == k) {
                 continue;
             }
             if !first {
@@ -186,6 +192,15 @@ impl AuditRecord {
         out.push('}');
         (out, at)
     }
+}
+
+/// The first 8 bytes of `k` (zero-padded) as a big-endian integer: orders as `k` does up to
+/// ties, which the full key then breaks.
+fn key_prefix(k: &str) -> u64 {
+    let mut b = [0u8; 8];
+    let n = k.len().min(8);
+    b[..n].copy_from_slice(&k.as_bytes()[..n]);
+    u64::from_be_bytes(b)
 }
 
 /// The result of verifying a chain.

@@ -972,8 +972,12 @@ impl Engine {
         self.rate_tokens += event.tokens;
         self.touch_rate(&event);
         // Keep the window ordered even if the clock stepped back.
-        let at = self.st.rate.partition_point(|e| e.at <= now);
-        self.st.rate.insert(at, event);
+        if self.st.rate.back().is_none_or(|e| e.at <= now) {
+            self.st.rate.push_back(event);
+        } else {
+            let at = self.st.rate.partition_point(|e| e.at <= now);
+            self.st.rate.insert(at, event);
+        }
         let mut chain = Vec::new();
         for aid in [plan.approval.as_ref(), plan.breaker_approval.as_ref()]
             .into_iter()
@@ -992,11 +996,17 @@ impl Engine {
         }
         let recommendation = plan.recommendation;
         let reason = if recommendation.is_empty() {
-            "granted".to_string()
+            "granted"
         } else {
-            recommendation.clone()
+            recommendation.as_str()
         };
-        *self.st.meta.metrics.grants.entry(reason).or_insert(0) += 1;
+        let grants = &mut self.st.meta.metrics.grants;
+        match grants.get_mut(reason) {
+            Some(n) => *n += 1,
+            None => {
+                grants.insert(reason.to_string(), 1);
+            }
+        }
         let auth = std::mem::take(&mut req.auth_token);
         let token_prefix = (!req.approval_token.is_empty())
             .then(|| sha256_hex(&req.approval_token)[..12].to_string());
