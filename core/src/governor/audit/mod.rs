@@ -171,8 +171,11 @@ impl AuditRecord {
             if at.is_none() && *k > "entryHash" {
                 at = Some(out.len());
             }
-            jcs::write_str(&mut out, k);
-            out.push(':');
+            // Keys are the engine's own identifiers: nothing to escape.
+            debug_assert!(k.bytes().all(|b| b.is_ascii_alphanumeric()), "{k}");
+            out.push('"');
+            out.push_str(k);
+            out.push_str("\":");
             match *v {
                 Val::Str(a, b) => jcs::write_str(&mut out, self.text((a, b))),
                 Val::Int(n) => jcs::write_int(&mut out, n),
