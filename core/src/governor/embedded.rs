@@ -24,9 +24,10 @@ struct CommitState {
     next_seq: u64,
     committed: u64,
     leader: bool,
-    last_batch: u64,
     /// The leader is waiting for the commands of its batch to arrive.
     gathering: bool,
+    /// Commands inside [`Governor::run`] (deciding, queued or waiting for their commit).
+    active: u64,
     poisoned: bool,
     failed: Vec<(u64, u64, String)>,
 }
@@ -44,6 +45,27 @@ struct Shared {
     rebuild: Box<dyn Fn() -> crate::Result<Engine> + Send + Sync>,
     /// A shared store (PostgreSQL): every batch is decided inside the store's transaction.
     fleet: Option<Fleet>,
+}
+
+/// One command under way, counted in [`CommitState::active`] while it lives.
+struct Active<'a>(&'a Shared);
+
+impl<'a> Active<'a> {
+    fn enter(s: &'a Shared) -> Active<'a> {
+        lock(&s.commit).active += 1;
+        Active(s)
+    }
+}
+
+impl Drop for Active<'_> {
+    fn drop(&mut self) {
+        let s = self.0;
+        let mut c = lock(&s.commit);
+        c.active = c.active.saturating_sub(1);
+        if c.gathering && c.pending_count >= c.active {
+            s.arrive.notify_one();
+        }
+    }
 }
 
 /// An embedded governor (SEMANTICS 13). Cheap to clone; share it across threads.
@@ -133,8 +155,8 @@ impl Governor {
                     next_seq: 0,
                     committed: 0,
                     leader: false,
-                    last_batch: 0,
                     gathering: false,
+                    active: 0,
                     poisoned: false,
                     failed: Vec::new(),
                 }),
@@ -212,6 +234,9 @@ impl Governor {
         if let Some(fleet) = &s.fleet {
             return fleet.run(&s.engine, &*s.store, f);
         }
+        // Counted from before the engine lock until the answer: a gathering leader waits for
+        // the commands it knows are on their way (durable stores only).
+        let _active = s.group.then(|| Active::enter(s));
         let mut eng = lock(&s.engine);
         {
             let mut c = lock(&s.commit);
@@ -236,7 +261,7 @@ impl Governor {
             let mut c = lock(&s.commit);
             c.next_seq += 1;
             c.pending_count += 1;
-            if c.gathering && c.pending_count >= c.last_batch {
+            if c.gathering && c.pending_count >= c.active {
                 s.arrive.notify_one();
             }
             c.next_seq
@@ -262,13 +287,14 @@ impl Governor {
             }
             if !c.leader {
                 c.leader = true;
-                if c.last_batch > 1 && !s.window.is_zero() {
-                    // Gather for up to the window, but commit as soon as as many commands as
-                    // the last batch had are queued (the clients of a busy governor are back
-                    // well within the window; sleeping it out would idle the disk).
+                if c.pending_count < c.active && !s.window.is_zero() {
+                    // Gather for up to the window, but commit as soon as every command under
+                    // way is queued (one caller alone commits at once; sleeping the window out
+                    // would idle the disk, and cutting at the last batch's size can lock into
+                    // alternating half batches).
                     let deadline = Instant::now() + s.window;
                     c.gathering = true;
-                    while c.pending_count < c.last_batch {
+                    while c.pending_count < c.active {
                         let now = Instant::now();
                         if now >= deadline {
                             break;
@@ -288,7 +314,7 @@ impl Governor {
                 let batch = eng.take_changes();
                 c = lock(&s.commit);
                 let (lo, hi) = (c.committed + 1, c.next_seq);
-                c.last_batch = std::mem::take(&mut c.pending_count);
+                c.pending_count = 0;
                 drop(c);
                 drop(eng);
                 let r = s.store.commit(batch);
