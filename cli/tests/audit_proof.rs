@@ -193,10 +193,9 @@ fn tampered_signature_short_file_and_bad_ranges() {
     ]));
     // Flip one character of the signature.
     let sig = bundle["signatureBase64"].as_str().unwrap().to_string();
-    let flipped = if sig.starts_with('A') {
-        format!("B{}", &sig[1..])
-    } else {
-        format!("A{}", &sig[1..])
+    let flipped = match sig.strip_prefix('A') {
+        Some(rest) => format!("B{rest}"),
+        None => format!("A{}", &sig[1..]),
     };
     bundle["signatureBase64"] = flipped.into();
     let b = temp("proof-bad-sig.json");

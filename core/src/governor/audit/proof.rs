@@ -158,10 +158,10 @@ fn derive<S: AsRef<str>>(from: u64, lines: &[S]) -> Result<ProofBundle, (u64, St
     for (i, text) in lines.iter().enumerate() {
         let line = from + i as u64;
         let (anchor, v) = anchor_of(line, text.as_ref()).map_err(|m| (line, m))?;
-        if let Some(p) = &prev {
-            if anchor.prev_hash != *p {
-                return Err((line, "prevHash does not link to the previous entry".into()));
-            }
+        if let Some(p) = &prev
+            && anchor.prev_hash != *p
+        {
+            return Err((line, "prevHash does not link to the previous entry".into()));
         }
         prev = Some(anchor.entry_hash.clone());
         if anchor.event_type == "lease_released" {
