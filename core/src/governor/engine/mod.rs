@@ -395,42 +395,63 @@ pub(crate) fn ct_eq(a: &str, b: &str) -> bool {
 }
 
 /// 128 random bits as 32 lower-case hex digits, from a user-space generator: SHA-256 of a
-/// 256-bit key from the OS (drawn once per process), the process id and a counter, truncated
-/// to 16 bytes (a PRF in counter mode). A forked child sees a new process id and draws its
-/// own key, so parent and child never share a stream. Saves a `getrandom` system call per id.
+/// 256-bit key from the OS (drawn once per thread), the process id and a counter, truncated to
+/// 16 bytes (a PRF in counter mode). Per thread, so there is no lock to inherit half-held
+/// across a `fork`; a forked child sees a new process id and draws its own key, so parent and
+/// child never share a stream. Saves a `getrandom` system call per id.
 fn random_hex() -> String {
-    use std::sync::Mutex;
+    use std::cell::RefCell;
     struct Gen {
         pid: u32,
         key: [u8; 32],
         counter: u64,
     }
-    static GEN: Mutex<Option<Gen>> = Mutex::new(None);
-    let pid = std::process::id();
-    let mut g = GEN.lock().unwrap_or_else(|p| p.into_inner());
-    if g.as_ref().is_none_or(|g| g.pid != pid) {
-        let mut key = [0u8; 32];
-        if getrandom::fill(&mut key).is_err() {
-            // No randomness: time and the address of a local hashed (unique per process run;
-            // never reused within a process because the counter runs on).
-            let seed = format!("{:?}{:p}{pid}", std::time::SystemTime::now(), &key);
-            key.copy_from_slice(&Sha256::digest(seed.as_bytes()));
-        }
-        *g = Some(Gen {
-            pid,
-            key,
-            counter: 0,
-        });
+    thread_local! {
+        static GEN: RefCell<Option<Gen>> = const { RefCell::new(None) };
     }
-    let g = g.as_mut().expect("seeded above");
-    g.counter += 1;
-    let mut h = Sha256::new();
-    h.update(g.key);
-    h.update(pid.to_le_bytes());
-    h.update(g.counter.to_le_bytes());
-    let out = h.finalize();
+    let pid = std::process::id();
+    let out = GEN.try_with(|cell| {
+        let mut g = cell.borrow_mut();
+        if g.as_ref().is_none_or(|g| g.pid != pid) {
+            let mut key = [0u8; 32];
+            if getrandom::fill(&mut key).is_err() {
+                // No randomness: time, the thread and a local's address hashed (unique per
+                // thread and run; never reused within one because the counter runs on).
+                let seed = format!(
+                    "{:?}{:?}{:p}{pid}",
+                    std::time::SystemTime::now(),
+                    std::thread::current().id(),
+                    &key
+                );
+                key.copy_from_slice(&Sha256::digest(seed.as_bytes()));
+            }
+            *g = Some(Gen {
+                pid,
+                key,
+                counter: 0,
+            });
+        }
+        let g = g.as_mut().expect("seeded above");
+        g.counter += 1;
+        let mut h = Sha256::new();
+        h.update(g.key);
+        h.update(pid.to_le_bytes());
+        h.update(g.counter.to_le_bytes());
+        h.finalize()
+    });
+    let mut bytes = [0u8; 16];
+    match out {
+        Ok(d) => bytes.copy_from_slice(&d[..16]),
+        // The thread is being torn down (its generator is gone): ask the OS directly.
+        Err(_) => {
+            if getrandom::fill(&mut bytes).is_err() {
+                let seed = format!("{:?}{pid}", std::time::SystemTime::now());
+                bytes.copy_from_slice(&Sha256::digest(seed.as_bytes())[..16]);
+            }
+        }
+    }
     let mut hex_buf = [0u8; 32];
-    hex::encode_to_slice(&out[..16], &mut hex_buf).expect("32 hex digits");
+    hex::encode_to_slice(bytes, &mut hex_buf).expect("32 hex digits");
     String::from_utf8(hex_buf.to_vec()).expect("hex is ASCII")
 }
 
