@@ -362,4 +362,65 @@ pub enum AuditTool {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Signed proof bundles over a line range of a JSONL audit chain (LeaseGate's ExportProof;
+    /// verification recomputes every entry hash in the range).
+    Proof {
+        /// What to do.
+        #[command(subcommand)]
+        tool: ProofTool,
+    },
+}
+
+/// `leasekit audit proof <tool>`.
+#[derive(Debug, Subcommand)]
+pub enum ProofTool {
+    /// Sign a proof bundle over lines FROM..=TO of a chain (the lines must recompute and link).
+    #[command(
+        after_help = "Without --key the bundle is signed with a throwaway Ed25519 key \
+    (ephemeralKey: true): it proves the range's integrity, not who exported it.\n\n\
+    Examples:\n  \
+    leasekit policy keygen --alg p256 > key.json\n  \
+    leasekit audit proof export audit.jsonl --from 1 --to 40 --key key.json > proof.json"
+    )]
+    Export {
+        /// The JSONL file or directory (every *.jsonl in name order, one chain).
+        path: String,
+        /// First line (1-based).
+        #[arg(long, value_name = "N")]
+        from: u64,
+        /// Last line (inclusive).
+        #[arg(long, value_name = "M")]
+        to: u64,
+        /// Signing key file from `policy keygen` (or a bare PKCS#8 DER key in base64).
+        #[arg(long, value_name = "KEYFILE")]
+        key: Option<String>,
+        /// Write the bundle to FILE and print a summary instead of the bundle.
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: Option<String>,
+        /// With -o: print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify a proof bundle against the chain: signature, then every line of its range
+    /// recomputed, linked and compared with its anchor.
+    #[command(
+        after_help = "Exit status: 0 the proof verifies, 1 it does not (the first bad \
+    line is printed when a line is at fault), 2 usage or input error.\n\n\
+    Examples:\n  \
+    leasekit audit proof verify proof.json audit.jsonl --key key.json"
+    )]
+    Verify {
+        /// The bundle from `audit proof export`.
+        bundle: String,
+        /// The JSONL file or directory the proof covers.
+        path: String,
+        /// Require this signer: a key file from `policy keygen` (its publicKeyBase64) or a bare
+        /// SPKI DER key in base64. Repeatable (any one). Without it any signature that
+        /// verifies is accepted (integrity only).
+        #[arg(long, value_name = "KEYFILE")]
+        key: Vec<String>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }

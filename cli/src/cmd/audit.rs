@@ -1,6 +1,7 @@
 //! `leasekit audit verify FILE|DIR|postgres://...`: recompute every entry hash and link of a
 //! governor audit chain (SEMANTICS 13.10), from JSONL files or from the shared chain of a fleet's
-//! PostgreSQL database (13.12); exit 1 with the first bad line on tampering.
+//! PostgreSQL database (13.12); exit 1 with the first bad line on tampering. `audit proof`
+//! (signed proof bundles) is in [`super::proof`].
 
 use std::path::Path;
 
@@ -15,7 +16,10 @@ use crate::style::Style;
 
 /// Runs `audit`.
 pub fn run(args: &AuditArgs, style: &Style) -> Result<Report, Failure> {
-    let AuditTool::Verify { path, format } = &args.tool;
+    let (path, format) = match &args.tool {
+        AuditTool::Verify { path, format } => (path, format),
+        AuditTool::Proof { tool } => return super::proof::run(tool, style),
+    };
     let is_db = path.starts_with("postgres://") || path.starts_with("postgresql://");
     let mut db_lines = None;
     let files: Vec<String> = if is_db {

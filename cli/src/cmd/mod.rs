@@ -10,6 +10,7 @@ pub mod lint;
 pub mod lock;
 pub mod narrow;
 pub mod policy;
+pub mod proof;
 pub mod serve;
 pub mod subset;
 

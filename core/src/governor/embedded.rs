@@ -4,12 +4,14 @@
 //! share the next transaction, each answered only after it.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::audit::{AuditVerification, verify_audit};
+use super::audit::{
+    AuditVerification, ProofBundle, ProofVerification, export_proof, verify_audit, verify_proof,
+};
 use super::engine::{Engine, IdSource};
 use super::fleet::Fleet;
 use super::policy::{GovernorOptions, Policy};
@@ -22,7 +24,10 @@ struct CommitState {
     next_seq: u64,
     committed: u64,
     leader: bool,
-    last_batch: u64,
+    /// The leader is waiting for the commands of its batch to arrive.
+    gathering: bool,
+    /// Commands inside [`Governor::run`] (deciding, queued or waiting for their commit).
+    active: u64,
     poisoned: bool,
     failed: Vec<(u64, u64, String)>,
 }
@@ -32,12 +37,35 @@ struct Shared {
     store: Arc<dyn Store>,
     commit: Mutex<CommitState>,
     cv: Condvar,
+    /// Wakes a gathering leader when the batch it waits for is complete.
+    arrive: Condvar,
     window: Duration,
     group: bool,
     started: i64,
     rebuild: Box<dyn Fn() -> crate::Result<Engine> + Send + Sync>,
     /// A shared store (PostgreSQL): every batch is decided inside the store's transaction.
     fleet: Option<Fleet>,
+}
+
+/// One command under way, counted in [`CommitState::active`] while it lives.
+struct Active<'a>(&'a Shared);
+
+impl<'a> Active<'a> {
+    fn enter(s: &'a Shared) -> Active<'a> {
+        lock(&s.commit).active += 1;
+        Active(s)
+    }
+}
+
+impl Drop for Active<'_> {
+    fn drop(&mut self) {
+        let s = self.0;
+        let mut c = lock(&s.commit);
+        c.active = c.active.saturating_sub(1);
+        if c.gathering && c.pending_count >= c.active {
+            s.arrive.notify_one();
+        }
+    }
 }
 
 /// An embedded governor (SEMANTICS 13). Cheap to clone; share it across threads.
@@ -127,11 +155,13 @@ impl Governor {
                     next_seq: 0,
                     committed: 0,
                     leader: false,
-                    last_batch: 0,
+                    gathering: false,
+                    active: 0,
                     poisoned: false,
                     failed: Vec::new(),
                 }),
                 cv: Condvar::new(),
+                arrive: Condvar::new(),
                 window,
                 group,
                 started,
@@ -204,6 +234,9 @@ impl Governor {
         if let Some(fleet) = &s.fleet {
             return fleet.run(&s.engine, &*s.store, f);
         }
+        // Counted from before the engine lock until the answer: a gathering leader waits for
+        // the commands it knows are on their way (durable stores only).
+        let _active = s.group.then(|| Active::enter(s));
         let mut eng = lock(&s.engine);
         {
             let mut c = lock(&s.commit);
@@ -228,6 +261,9 @@ impl Governor {
             let mut c = lock(&s.commit);
             c.next_seq += 1;
             c.pending_count += 1;
+            if c.gathering && c.pending_count >= c.active {
+                s.arrive.notify_one();
+            }
             c.next_seq
         };
         drop(eng);
@@ -251,19 +287,34 @@ impl Governor {
             }
             if !c.leader {
                 c.leader = true;
-                if c.last_batch > 1 && !s.window.is_zero() {
-                    drop(c);
-                    std::thread::sleep(s.window);
-                } else {
-                    drop(c);
+                if c.pending_count < c.active && !s.window.is_zero() {
+                    // Gather for up to the window, but commit as soon as every command under
+                    // way is queued (one caller alone commits at once; sleeping the window out
+                    // would idle the disk, and cutting at the last batch's size can lock into
+                    // alternating half batches).
+                    let deadline = Instant::now() + s.window;
+                    c.gathering = true;
+                    while c.pending_count < c.active {
+                        let now = Instant::now();
+                        if now >= deadline {
+                            break;
+                        }
+                        c = s
+                            .arrive
+                            .wait_timeout(c, deadline - now)
+                            .map(|(g, _)| g)
+                            .unwrap_or_else(|p| p.into_inner().0);
+                    }
+                    c.gathering = false;
                 }
+                drop(c);
                 // Take the changes of every command so far (engine lock, then commit lock: the
                 // order commands use).
                 let mut eng = lock(&s.engine);
                 let batch = eng.take_changes();
                 c = lock(&s.commit);
                 let (lo, hi) = (c.committed + 1, c.next_seq);
-                c.last_batch = std::mem::take(&mut c.pending_count);
+                c.pending_count = 0;
                 drop(c);
                 drop(eng);
                 let r = s.store.commit(batch);
@@ -461,6 +512,43 @@ impl Governor {
             })
             .collect::<crate::Result<Vec<_>>>()?;
         Ok(ExportAuditResponse { records })
+    }
+
+    /// A signed proof bundle over the store's audit lines `from..=to` (SEMANTICS 13.10;
+    /// [`crate::governor::audit::proof`]). `private_key_base64` is a PKCS#8 DER P-256 or
+    /// Ed25519 key; `None` signs with an ephemeral key (integrity, not authorship). A range
+    /// past the end of the chain, or one with a line that does not recompute, is refused.
+    pub fn export_proof(
+        &self,
+        from: u64,
+        to: u64,
+        private_key_base64: Option<&str>,
+    ) -> crate::Result<ProofBundle> {
+        if from == 0 || to < from {
+            return Err(crate::Error::invalid(format!(
+                "bad range {from}..{to}: lines are numbered from 1 and toLine must be >= fromLine"
+            )));
+        }
+        let lines = self.audit_lines(from, to)?;
+        if (lines.len() as u64) < to - from + 1 {
+            return Err(crate::Error::invalid(format!(
+                "range {from}..{to} is out of range: the chain has {} lines",
+                (from - 1) + lines.len() as u64
+            )));
+        }
+        export_proof(from, &lines, private_key_base64)
+    }
+
+    /// Verifies a proof bundle against the store's audit chain: every line of its range is
+    /// recomputed and linked, and the signature checked (`trusted`: see
+    /// [`crate::governor::audit::verify_proof`]).
+    pub fn verify_proof(
+        &self,
+        bundle: &ProofBundle,
+        trusted: &[String],
+    ) -> crate::Result<ProofVerification> {
+        let lines = self.audit_lines(1, bundle.to_line.max(1))?;
+        Ok(verify_proof(bundle, &lines, trusted))
     }
 
     /// Verifies the store's whole audit chain (`VerifyAudit`).

@@ -4,61 +4,119 @@
 //! Verification recomputes every hash and link and names the first bad line.
 
 pub mod jcs;
-
-use std::collections::BTreeMap;
+pub mod proof;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 pub use jcs::AVal;
+pub use proof::{
+    ProofAnchor, ProofBundle, ProofVerification, export_proof, export_proof_from_jsonl,
+    read_jsonl_chain, verify_proof,
+};
 
 /// The `prevHash` of the first record.
 pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
-/// An audit record being built: field name -> value (sorted, so the JCS order).
+/// A value of a record under construction: string data lives in the record's one buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Val {
+    /// `buf[start..end]`.
+    Str(u32, u32),
+    /// An integer.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+    /// `items[start..end]`, each a `buf` range.
+    Strs(u32, u32),
+}
+
+/// An audit record being built: fields in the order set (a later set of a key wins), their
+/// string data in one buffer, sorted into JCS order once, when sealed. Building a record
+/// allocates a few buffers, not one string per field.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuditRecord {
-    fields: BTreeMap<&'static str, AVal>,
+    buf: String,
+    items: Vec<(u32, u32)>,
+    /// (key's first 8 bytes as an integer, key, value).
+    fields: Vec<(u64, &'static str, Val)>,
 }
 
 impl AuditRecord {
     /// A record of `event_type` at `timestamp_utc`.
     pub fn new(event_type: &str, timestamp_utc: String) -> AuditRecord {
-        let mut r = AuditRecord::default();
+        let mut r = AuditRecord {
+            buf: String::with_capacity(640),
+            items: Vec::new(),
+            fields: Vec::with_capacity(32),
+        };
         r.s("eventType", event_type);
-        r.fields.insert("timestampUtc", AVal::Str(timestamp_utc));
+        r.s("timestampUtc", &timestamp_utc);
         r.s("protocolVersion", crate::governor::wire::PROTOCOL_VERSION);
         r
     }
 
+    fn put(&mut self, key: &'static str, v: Val) {
+        self.fields.push((key_prefix(key), key, v));
+    }
+
+    fn span(&mut self, parts: &[&str]) -> (u32, u32) {
+        let start = self.buf.len() as u32;
+        for p in parts {
+            self.buf.push_str(p);
+        }
+        (start, self.buf.len() as u32)
+    }
+
     /// Sets a string field.
     pub fn s(&mut self, key: &'static str, v: &str) -> &mut Self {
-        self.fields.insert(key, AVal::Str(v.to_string()));
+        let (a, b) = self.span(&[v]);
+        self.put(key, Val::Str(a, b));
         self
     }
 
     /// Sets an integer field.
     pub fn i(&mut self, key: &'static str, v: i64) -> &mut Self {
-        self.fields.insert(key, AVal::Int(v));
+        self.put(key, Val::Int(v));
         self
     }
 
     /// Sets a boolean field.
     pub fn b(&mut self, key: &'static str, v: bool) -> &mut Self {
-        self.fields.insert(key, AVal::Bool(v));
+        self.put(key, Val::Bool(v));
         self
     }
 
     /// Sets a string-list field.
     pub fn list(&mut self, key: &'static str, v: Vec<String>) -> &mut Self {
-        self.fields.insert(key, AVal::Strs(v));
+        self.list_parts(key, v.iter().map(|s| [s.as_str()]))
+    }
+
+    /// Sets a string-list field whose items are each the concatenation of `N` parts (e.g.
+    /// `[toolId, ":", category]`), without building the item strings first.
+    pub fn list_parts<'p, const N: usize>(
+        &mut self,
+        key: &'static str,
+        items: impl IntoIterator<Item = [&'p str; N]>,
+    ) -> &mut Self {
+        let first = self.items.len() as u32;
+        for parts in items {
+            let span = self.span(&parts);
+            self.items.push(span);
+        }
+        let last = self.items.len() as u32;
+        self.put(key, Val::Strs(first, last));
         self
+    }
+
+    fn text(&self, (a, b): (u32, u32)) -> &str {
+        &self.buf[a as usize..b as usize]
     }
 
     /// The event type.
     pub fn event_type(&self) -> &str {
-        match self.fields.get("eventType") {
-            Some(AVal::Str(s)) => s,
+        match self.fields.iter().rev().find(|(_, k, _)| *k == "eventType") {
+            Some((_, _, Val::Str(a, b))) => self.text((*a, *b)),
             _ => "",
         }
     }
@@ -66,41 +124,86 @@ impl AuditRecord {
     /// Chains the record after `prev_hash`: returns the JSON line (JCS, `entryHash`
     /// included) and its `entryHash`.
     pub fn seal(mut self, prev_hash: &str) -> (String, String) {
-        self.fields.remove("entryHash");
+        self.s("prevHash", prev_hash);
+        // Stable: of equal keys the one set last comes last and wins. The first 8 bytes of a
+        // key, big-endian, order like the key itself, so most comparisons are one integer's.
         self.fields
-            .insert("prevHash", AVal::Str(prev_hash.to_string()));
+            .sort_by(|x, y| x.0.cmp(&y.0).then_with(|| x.1.cmp(y.1)));
         // One canonical pass; `entryHash` is then spliced in at its sorted place.
         let (mut body, at) = self.canonical();
-        let hash = hex::encode(Sha256::digest(body.as_bytes()));
-        let member = match at {
-            Some(_) => format!("\"entryHash\":\"{hash}\","),
-            None if self.fields.is_empty() => format!("\"entryHash\":\"{hash}\""),
-            None => format!(",\"entryHash\":\"{hash}\""),
-        };
-        body.insert_str(at.unwrap_or(body.len() - 1), &member);
-        (body, hash)
+        let digest = Sha256::digest(body.as_bytes());
+        let mut hex_buf = [0u8; 64];
+        hex::encode_to_slice(digest, &mut hex_buf).expect("64 hex digits");
+        let hash = std::str::from_utf8(&hex_buf).expect("hex is ASCII");
+        let pos = at.unwrap_or(body.len() - 1);
+        let empty = body.len() == 2;
+        let mut line = String::with_capacity(body.len() + 80);
+        line.push_str(&body[..pos]);
+        if at.is_none() && !empty {
+            line.push(',');
+        }
+        line.push_str("\"entryHash\":\"");
+        line.push_str(hash);
+        line.push('"');
+        if at.is_some() {
+            line.push(',');
+        }
+        line.push_str(&body[pos..]);
+        body.clear();
+        (line, hash.to_string())
     }
 
-    /// The JCS text and the byte offset of the first member whose key sorts after
-    /// `entryHash` (where that member belongs), if any.
+    /// The JCS text (fields sorted, the last of equal keys kept, `entryHash` left out) and
+    /// the byte offset of the first member whose key sorts after `entryHash`, if any.
     fn canonical(&self) -> (String, Option<usize>) {
-        let mut out = String::with_capacity(768);
+        let mut out = String::with_capacity(self.buf.len() + self.fields.len() * 24 + 96);
         out.push('{');
         let mut at = None;
-        for (i, (k, v)) in self.fields.iter().enumerate() {
-            if i > 0 {
+        let mut first = true;
+        for (i, (_, k, v)) in self.fields.iter().enumerate() {
+            if *k == "entryHash" || self.fields.get(i + 1).is_some_and(|(_, n, _)| n == k) {
+                continue;
+            }
+            if !first {
                 out.push(',');
             }
+            first = false;
             if at.is_none() && *k > "entryHash" {
                 at = Some(out.len());
             }
-            jcs::write_str(&mut out, k);
-            out.push(':');
-            jcs::write_val(&mut out, v);
+            // Keys are the engine's own identifiers: nothing to escape.
+            debug_assert!(k.bytes().all(|b| b.is_ascii_alphanumeric()), "{k}");
+            out.push('"');
+            out.push_str(k);
+            out.push_str("\":");
+            match *v {
+                Val::Str(a, b) => jcs::write_str(&mut out, self.text((a, b))),
+                Val::Int(n) => jcs::write_int(&mut out, n),
+                Val::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+                Val::Strs(a, b) => {
+                    out.push('[');
+                    for (j, span) in self.items[a as usize..b as usize].iter().enumerate() {
+                        if j > 0 {
+                            out.push(',');
+                        }
+                        jcs::write_str(&mut out, self.text(*span));
+                    }
+                    out.push(']');
+                }
+            }
         }
         out.push('}');
         (out, at)
     }
+}
+
+/// The first 8 bytes of `k` (zero-padded) as a big-endian integer: orders as `k` does up to
+/// ties, which the full key then breaks.
+fn key_prefix(k: &str) -> u64 {
+    let mut b = [0u8; 8];
+    let n = k.len().min(8);
+    b[..n].copy_from_slice(&k.as_bytes()[..n]);
+    u64::from_be_bytes(b)
 }
 
 /// The result of verifying a chain.
@@ -193,6 +296,16 @@ mod tests {
             l1,
             "the line is JCS"
         );
+        // A key set twice: the last value wins, as one member.
+        let mut twice = AuditRecord::new("x", "t".into());
+        twice.s("reason", "a").i("n", -12).s("reason", "b");
+        let (line, h) = twice.seal(GENESIS_HASH);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["reason"], "b");
+        assert_eq!(v["n"], -12);
+        assert_eq!(line.matches("\"reason\"").count(), 1);
+        assert_eq!(compute_entry_hash(&v).unwrap(), h);
+        assert_eq!(serde_json_canonicalizer::to_string(&v).unwrap(), line);
         let (only, _) = AuditRecord::default().seal(GENESIS_HASH);
         let v: Value = serde_json::from_str(&only).unwrap();
         assert_eq!(serde_json_canonicalizer::to_string(&v).unwrap(), only);

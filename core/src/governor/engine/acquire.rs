@@ -576,29 +576,32 @@ impl Engine {
         let now = self.now;
         let est = req.estimated_cost_cents;
         // 11. Scoped quotas.
-        let refill = format!("next refill at {}", self.next_midnight_iso());
-        let to_midnight = self.ms_to_midnight().max(250);
-        for (limit, key, reason) in [
+        for (limit, prefix, id, reason) in [
             (
                 &doc.org_daily_budget_cents,
-                format!("org:{}", req.org_id),
+                "org:",
+                &req.org_id,
                 "org_exhausted",
             ),
             (
                 &doc.workspace_daily_budget_cents,
-                format!("ws:{}", req.workspace_id),
+                "ws:",
+                &req.workspace_id,
                 "workspace_exhausted",
             ),
             (
                 &doc.actor_daily_budget_cents,
-                format!("actor:{}", req.actor_id),
+                "actor:",
+                &req.actor_id,
                 "actor_exhausted",
             ),
         ] {
-            let id = key.split_once(':').map_or("", |(_, id)| id);
+            // The scope key and the refill text are built only when a limit applies.
             if let Some(limit) = limit.as_ref().and_then(|l| l.for_id(id))
-                && self.scope_used(&key) + est > limit
+                && self.scope_used(&format!("{prefix}{id}")) + est > limit
             {
+                let refill = format!("next refill at {}", self.next_midnight_iso());
+                let to_midnight = self.ms_to_midnight().max(250);
                 return Err(deny(reason, Some(to_midnight), &refill, false));
             }
         }
@@ -932,17 +935,21 @@ impl Engine {
         pools.in_flight += 1;
         pools.compute_used += units;
         pools.budget_used += plan.reserve;
-        for key in [
-            format!("org:{}", req.org_id),
-            format!("ws:{}", req.workspace_id),
-            format!("actor:{}", req.actor_id),
+        // One scratch key for the three scopes (no string per scope unless it is new).
+        let mut key = String::with_capacity(64);
+        for (prefix, id) in [
+            ("org:", &req.org_id),
+            ("ws:", &req.workspace_id),
+            ("actor:", &req.actor_id),
         ] {
-            let c = self
-                .st
-                .meta
-                .scoped
-                .entry(key)
-                .or_insert(DayCounter { day, used: 0 });
+            key.clear();
+            key.push_str(prefix);
+            key.push_str(id);
+            let scoped = &mut self.st.meta.scoped;
+            if !scoped.contains_key(key.as_str()) {
+                scoped.insert(key.clone(), DayCounter { day, used: 0 });
+            }
+            let c = scoped.get_mut(key.as_str()).expect("inserted above");
             if c.day < day {
                 *c = DayCounter { day, used: 0 };
             }
@@ -965,8 +972,12 @@ impl Engine {
         self.rate_tokens += event.tokens;
         self.touch_rate(&event);
         // Keep the window ordered even if the clock stepped back.
-        let at = self.st.rate.partition_point(|e| e.at <= now);
-        self.st.rate.insert(at, event);
+        if self.st.rate.back().is_none_or(|e| e.at <= now) {
+            self.st.rate.push_back(event);
+        } else {
+            let at = self.st.rate.partition_point(|e| e.at <= now);
+            self.st.rate.insert(at, event);
+        }
         let mut chain = Vec::new();
         for aid in [plan.approval.as_ref(), plan.breaker_approval.as_ref()]
             .into_iter()
@@ -985,11 +996,17 @@ impl Engine {
         }
         let recommendation = plan.recommendation;
         let reason = if recommendation.is_empty() {
-            "granted".to_string()
+            "granted"
         } else {
-            recommendation.clone()
+            recommendation.as_str()
         };
-        *self.st.meta.metrics.grants.entry(reason).or_insert(0) += 1;
+        let grants = &mut self.st.meta.metrics.grants;
+        match grants.get_mut(reason) {
+            Some(n) => *n += 1,
+            None => {
+                grants.insert(reason.to_string(), 1);
+            }
+        }
         let auth = std::mem::take(&mut req.auth_token);
         let token_prefix = (!req.approval_token.is_empty())
             .then(|| sha256_hex(&req.approval_token)[..12].to_string());
@@ -1087,13 +1104,15 @@ fn request_fields(rec: &mut crate::governor::audit::AuditRecord, req: &AcquireRe
             i64::from(req.estimated_prompt_tokens),
         )
         .i("maxOutputTokens", i64::from(req.max_output_tokens))
-        .list(
+        .list_parts(
             "requestedTools",
             req.requested_tools
                 .iter()
-                .map(|t| format!("{}:{}", t.tool_id, t.category.pascal()))
-                .collect(),
+                .map(|t| [t.tool_id.as_str(), ":", t.category.pascal()]),
         )
-        .list("requestedCapabilities", req.requested_capabilities.clone())
-        .list("riskFlags", req.risk_flags.clone());
+        .list_parts(
+            "requestedCapabilities",
+            req.requested_capabilities.iter().map(|c| [c.as_str()]),
+        )
+        .list_parts("riskFlags", req.risk_flags.iter().map(|f| [f.as_str()]));
 }

@@ -394,20 +394,65 @@ pub(crate) fn ct_eq(a: &str, b: &str) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// 128 random bits as 32 lower-case hex digits, from a user-space generator: SHA-256 of a
+/// 256-bit key from the OS (drawn once per thread), the process id and a counter, truncated to
+/// 16 bytes (a PRF in counter mode). Per thread, so there is no lock to inherit half-held
+/// across a `fork`; a forked child sees a new process id and draws its own key, so parent and
+/// child never share a stream. Saves a `getrandom` system call per id.
 fn random_hex() -> String {
-    let mut b = [0u8; 16];
-    if getrandom::fill(&mut b).is_err() {
-        // No randomness: fall back to time and a counter hashed (never reused within a process).
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static N: AtomicU64 = AtomicU64::new(0);
-        let seed = format!(
-            "{:?}{}",
-            std::time::SystemTime::now(),
-            N.fetch_add(1, Ordering::Relaxed)
-        );
-        b.copy_from_slice(&Sha256::digest(seed.as_bytes())[..16]);
+    use std::cell::RefCell;
+    struct Gen {
+        pid: u32,
+        key: [u8; 32],
+        counter: u64,
     }
-    hex::encode(b)
+    thread_local! {
+        static GEN: RefCell<Option<Gen>> = const { RefCell::new(None) };
+    }
+    let pid = std::process::id();
+    let out = GEN.try_with(|cell| {
+        let mut g = cell.borrow_mut();
+        if g.as_ref().is_none_or(|g| g.pid != pid) {
+            let mut key = [0u8; 32];
+            if getrandom::fill(&mut key).is_err() {
+                // No randomness: time, the thread and a local's address hashed (unique per
+                // thread and run; never reused within one because the counter runs on).
+                let seed = format!(
+                    "{:?}{:?}{:p}{pid}",
+                    std::time::SystemTime::now(),
+                    std::thread::current().id(),
+                    &key
+                );
+                key.copy_from_slice(&Sha256::digest(seed.as_bytes()));
+            }
+            *g = Some(Gen {
+                pid,
+                key,
+                counter: 0,
+            });
+        }
+        let g = g.as_mut().expect("seeded above");
+        g.counter += 1;
+        let mut h = Sha256::new();
+        h.update(g.key);
+        h.update(pid.to_le_bytes());
+        h.update(g.counter.to_le_bytes());
+        h.finalize()
+    });
+    let mut bytes = [0u8; 16];
+    match out {
+        Ok(d) => bytes.copy_from_slice(&d[..16]),
+        // The thread is being torn down (its generator is gone): ask the OS directly.
+        Err(_) => {
+            if getrandom::fill(&mut bytes).is_err() {
+                let seed = format!("{:?}{pid}", std::time::SystemTime::now());
+                bytes.copy_from_slice(&Sha256::digest(seed.as_bytes())[..16]);
+            }
+        }
+    }
+    let mut hex_buf = [0u8; 32];
+    hex::encode_to_slice(bytes, &mut hex_buf).expect("32 hex digits");
+    String::from_utf8(hex_buf.to_vec()).expect("hex is ASCII")
 }
 
 fn internal(msg: &str) -> Error {
@@ -452,4 +497,29 @@ pub(crate) fn restore(s: &Snapshot) -> crate::Result<State> {
         }
     }
     Ok(st)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn random_ids_are_128_bit_lower_hex_and_distinct() {
+        let ids: std::collections::BTreeSet<String> =
+            (0..2000).map(|_| super::random_hex()).collect();
+        assert_eq!(ids.len(), 2000);
+        assert!(ids.iter().all(|id| {
+            id.len() == 32
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        }));
+        // Threads share one stream: still distinct.
+        let more: Vec<String> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| (0..500).map(|_| super::random_hex()).collect::<Vec<_>>()))
+                .collect();
+            hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        });
+        let all: std::collections::BTreeSet<&String> = ids.iter().chain(&more).collect();
+        assert_eq!(all.len(), 4000);
+    }
 }

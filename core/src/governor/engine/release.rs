@@ -68,11 +68,6 @@ impl Engine {
         let l = self.st.leases.get_mut(&id).expect("checked");
         let (reserved, day, compute, actor) =
             (l.reserved, l.day, l.compute, l.request.actor_id.clone());
-        let scopes = [
-            format!("org:{}", l.request.org_id),
-            format!("ws:{}", l.request.workspace_id),
-            format!("actor:{}", l.request.actor_id),
-        ];
         let (expires_at, old_retain) = (l.expires_at, l.retain_until);
         l.status = LeaseStatus::Released;
         l.subs.clear();
@@ -83,8 +78,23 @@ impl Engine {
         if day == today {
             let pools = &mut self.st.meta.pools;
             pools.budget_used = pools.budget_used.saturating_sub(reserved) + req.actual_cost_cents;
-            for key in scopes {
-                if let Some(c) = self.st.meta.scoped.get_mut(&key).filter(|c| c.day == day) {
+            let r = &self.st.leases[&id].request;
+            let mut key = String::with_capacity(64);
+            for (prefix, scope) in [
+                ("org:", &r.org_id),
+                ("ws:", &r.workspace_id),
+                ("actor:", &r.actor_id),
+            ] {
+                key.clear();
+                key.push_str(prefix);
+                key.push_str(scope);
+                if let Some(c) = self
+                    .st
+                    .meta
+                    .scoped
+                    .get_mut(key.as_str())
+                    .filter(|c| c.day == day)
+                {
                     c.used = c.used.saturating_sub(reserved) + req.actual_cost_cents;
                 }
             }

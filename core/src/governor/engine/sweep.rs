@@ -119,11 +119,10 @@ pub(crate) fn lease_fields(
         .s("actionType", r.action_type.as_str())
         .s("modelId", &r.model_id)
         .i("estimatedCostCents", r.estimated_cost_cents as i64)
-        .list(
+        .list_parts(
             "requestedTools",
             r.requested_tools
                 .iter()
-                .map(|t| format!("{}:{}", t.tool_id, t.category.pascal()))
-                .collect(),
+                .map(|t| [t.tool_id.as_str(), ":", t.category.pascal()]),
         );
 }

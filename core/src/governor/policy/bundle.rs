@@ -87,32 +87,90 @@ pub fn verify_bundle(b: &PolicyBundle, keys: &[BundleKey]) -> bool {
     keys.iter().any(|k| k.verify(msg.as_bytes(), &sig))
 }
 
+/// A private signing key (P-256 or Ed25519), parsed from PKCS#8 DER in base64.
+pub enum PrivateKey {
+    /// ECDSA P-256.
+    P256(p256::ecdsa::SigningKey),
+    /// Ed25519.
+    Ed25519(ed25519_dalek::SigningKey),
+}
+
+impl std::fmt::Debug for PrivateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the key material.
+        write!(f, "PrivateKey({:?})", self.algorithm())
+    }
+}
+
+impl PrivateKey {
+    /// Parses a PKCS#8 DER private key in base64 (the algorithm comes from the key).
+    pub fn from_pkcs8_base64(text: &str) -> crate::Result<PrivateKey> {
+        let der = B64
+            .decode(text.trim())
+            .map_err(|_| Error::invalid("private key is not base64"))?;
+        {
+            use ed25519_dalek::pkcs8::DecodePrivateKey;
+            if let Ok(k) = ed25519_dalek::SigningKey::from_pkcs8_der(&der) {
+                return Ok(PrivateKey::Ed25519(k));
+            }
+        }
+        {
+            use p256::pkcs8::DecodePrivateKey;
+            if let Ok(k) = p256::ecdsa::SigningKey::from_pkcs8_der(&der) {
+                return Ok(PrivateKey::P256(k));
+            }
+        }
+        Err(Error::invalid(
+            "private key is neither an Ed25519 nor a P-256 PKCS#8 DER key",
+        ))
+    }
+
+    /// The algorithm.
+    pub fn algorithm(&self) -> KeyAlgorithm {
+        match self {
+            PrivateKey::P256(_) => KeyAlgorithm::P256,
+            PrivateKey::Ed25519(_) => KeyAlgorithm::Ed25519,
+        }
+    }
+
+    /// Signs `msg`: P-256 as IEEE P1363 `r||s`, Ed25519 as its 64 bytes.
+    pub fn sign(&self, msg: &[u8]) -> Vec<u8> {
+        match self {
+            PrivateKey::Ed25519(k) => {
+                use ed25519_dalek::Signer;
+                k.sign(msg).to_bytes().to_vec()
+            }
+            PrivateKey::P256(k) => {
+                use p256::ecdsa::signature::Signer;
+                let s: p256::ecdsa::Signature = k.sign(msg);
+                s.to_bytes().to_vec()
+            }
+        }
+    }
+
+    /// The public key as SPKI DER in base64.
+    pub fn public_spki_base64(&self) -> crate::Result<String> {
+        let internal = |e: String| Error::new(crate::ErrorCode::InternalError, e);
+        let der = match self {
+            PrivateKey::Ed25519(k) => {
+                use ed25519_dalek::pkcs8::EncodePublicKey;
+                k.verifying_key().to_public_key_der()
+            }
+            PrivateKey::P256(k) => {
+                use p256::pkcs8::EncodePublicKey;
+                k.verifying_key().to_public_key_der()
+            }
+        }
+        .map_err(|e| internal(e.to_string()))?;
+        Ok(B64.encode(der.as_bytes()))
+    }
+}
+
 /// Signs a bundle in place with a PKCS#8 DER private key in base64 (P-256 or Ed25519).
 pub fn sign_bundle(b: &mut PolicyBundle, private_key_base64: &str) -> crate::Result<()> {
-    let der = B64
-        .decode(private_key_base64.trim())
-        .map_err(|_| Error::invalid("private key is not base64"))?;
-    let msg = signed_text(b);
-    {
-        use ed25519_dalek::pkcs8::DecodePrivateKey;
-        if let Ok(k) = ed25519_dalek::SigningKey::from_pkcs8_der(&der) {
-            use ed25519_dalek::Signer;
-            b.signature_base64 = B64.encode(k.sign(msg.as_bytes()).to_bytes());
-            return Ok(());
-        }
-    }
-    {
-        use p256::pkcs8::DecodePrivateKey;
-        if let Ok(k) = p256::ecdsa::SigningKey::from_pkcs8_der(&der) {
-            use p256::ecdsa::signature::Signer;
-            let s: p256::ecdsa::Signature = k.sign(msg.as_bytes());
-            b.signature_base64 = B64.encode(s.to_bytes());
-            return Ok(());
-        }
-    }
-    Err(Error::invalid(
-        "private key is neither an Ed25519 nor a P-256 PKCS#8 DER key",
-    ))
+    let key = PrivateKey::from_pkcs8_base64(private_key_base64)?;
+    b.signature_base64 = B64.encode(key.sign(signed_text(b).as_bytes()));
+    Ok(())
 }
 
 /// Generates a key pair: (PKCS#8 DER private key, SPKI DER public key), both base64.

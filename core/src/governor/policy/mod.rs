@@ -14,7 +14,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-pub use bundle::{BundleKey, KeyAlgorithm, generate_key, sign_bundle, signed_text, verify_bundle};
+pub use bundle::{
+    BundleKey, KeyAlgorithm, PrivateKey, generate_key, sign_bundle, signed_text, verify_bundle,
+};
 pub use doc::{GovernorOptions, Limits, PolicyDoc, ScopedLimit, ServiceAccount, ToolRateLimit};
 pub use lint::{LintFinding, LintSeverity, lint_policy};
 pub use settings::Settings;

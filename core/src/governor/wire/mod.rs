@@ -31,12 +31,30 @@ pub fn format_time_ms(ms: i64) -> String {
     let days = secs.div_euclid(86_400);
     let sod = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
-        sod / 3600,
-        (sod % 3600) / 60,
-        sod % 60
-    )
+    if !(0..=9999).contains(&y) {
+        return format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
+            sod / 3600,
+            (sod % 3600) / 60,
+            sod % 60
+        );
+    }
+    // The common case without the formatting machinery (same text as above).
+    let mut b = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut v: i64| {
+        for i in (at..at + width).rev() {
+            b[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, 4, y);
+    put(5, 2, i64::from(m));
+    put(8, 2, i64::from(d));
+    put(11, 2, sod / 3600);
+    put(14, 2, (sod % 3600) / 60);
+    put(17, 2, sod % 60);
+    put(20, 3, milli);
+    String::from_utf8(b.to_vec()).expect("ASCII")
 }
 
 /// Howard Hinnant's civil-from-days.
@@ -56,6 +74,33 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_match_the_formatted_reference() {
+        for ms in [
+            0i64,
+            1,
+            999,
+            86_399_999,
+            951_782_400_000,
+            1_772_366_400_123,
+            253_402_300_799_999,
+            -1,
+            -62_135_596_800_001,
+        ] {
+            let secs = ms.div_euclid(1000);
+            let sod = secs.rem_euclid(86_400);
+            let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+            let reference = format!(
+                "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+                sod / 3600,
+                (sod % 3600) / 60,
+                sod % 60,
+                ms.rem_euclid(1000)
+            );
+            assert_eq!(format_time_ms(ms), reference, "{ms}");
+        }
+    }
 
     #[test]
     fn times_have_millis() {
