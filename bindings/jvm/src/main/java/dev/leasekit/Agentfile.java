@@ -106,7 +106,8 @@ public final class Agentfile {
    * SERVER}, {@code MOUNT}).
    *
    * @return the derived lease
-   * @throws InvalidRequestException if the lease cannot be derived (the file has errors)
+   * @throws InvalidRequestException if the file has parse errors or a derived pattern is invalid
+   *     (lint errors alone do not prevent it: {@link #check} withholds the lease for those)
    */
   public Lease lease() {
     return Lease.fromJson(handle.call(Native::agentfileLease));

@@ -164,6 +164,7 @@ class ConformanceTest {
       case "agentfile" -> {
         Agentfile.Report report =
             Agentfile.check(text(in, "text"), in.path("compat").asBoolean(false));
+        sameAsParsed(report, Agentfile.parse(text(in, "text"), in.path("compat").asBoolean(false)));
         ObjectNode out = NODES.objectNode();
         out.put("ok", report.ok());
         ArrayNode errors = out.putArray("errors");
@@ -289,6 +290,20 @@ class ConformanceTest {
     Lease child = lease(in.get("child"), null);
     Lease parent = lease(in.get("parent"), null);
     return Native.isSubset(child.toJson(), parent.toJson(), Json.write(options));
+  }
+
+  /**
+   * The object API agrees with the one-call check on every Agentfile vector: {@code parse} then
+   * {@code lint} gives the same diagnostics and, when the check derives a lease, {@code lease()}
+   * the same lease. (Where the check derives none, {@code lease()} may still derive one: core's
+   * {@code agentfile_lease} refuses only parse errors and invalid patterns, while the check also
+   * withholds the lease for lint errors.)
+   */
+  static void sameAsParsed(Agentfile.Report report, Agentfile parsed) {
+    assertEquals(report.diagnostics(), parsed.lint(), "Agentfile.parse(..).lint()");
+    if (report.lease().isPresent()) {
+      assertEquals(report.lease().get(), parsed.lease(), "Agentfile.parse(..).lease()");
+    }
   }
 
   /** Builds a lease (and its constraints) from vector JSON, through the public API. */
