@@ -11,7 +11,8 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use jni::errors::ErrorPolicy;
-use jni::objects::{JString, JThrowable, JValue};
+use jni::jni_mangle;
+use jni::objects::{JClass, JString, JThrowable, JValue};
 use jni::{Env, EnvUnowned, jni_sig, jni_str};
 use leasekit::{Error, ErrorCode};
 
@@ -156,6 +157,27 @@ pub fn run_raw<'local, T: Default>(
         Ok(Err(error)) => run(env, |_| Err(error)),
         Err(payload) => run(env, |_| resume_unwind(payload)),
     }
+}
+
+// ---- deliberate panics for the binding's own boundary tests ----
+
+/// `Native.panicForTest()`: panics inside the native code on purpose, so the binding's own
+/// tests can prove that a Rust panic reaches Java as an `InternalErrorException` (never a JVM
+/// crash). It touches no state.
+#[jni_mangle("dev.leasekit.Native")]
+pub fn panic_for_test<'local>(env: EnvUnowned<'local>, _class: JClass<'local>) {
+    run(env, |_env| -> BindResult<()> {
+        panic!("deliberate panic from Native.panicForTest");
+    })
+}
+
+/// `Native.panicForTestRaw()`: as `panicForTest`, through [`run_raw`], the wrapper of the hot
+/// natives (`guardAuthorize`, `guardAuthorizeModel`).
+#[jni_mangle("dev.leasekit.Native")]
+pub fn panic_for_test_raw<'local>(env: EnvUnowned<'local>, _class: JClass<'local>) {
+    run_raw(env, |_env| -> BindResult<()> {
+        panic!("deliberate panic from Native.panicForTestRaw");
+    })
 }
 
 #[cfg(test)]

@@ -10,19 +10,26 @@
 //! * [`convert`]: string, JSON, decimal and time conversions.
 //! * [`text`]: the hot-path string conversions of the authorize calls (UTF-16 in and out).
 //! * [`clock`]: the per-call clock through which Java's `java.time.Clock` reaches the core.
-//! * [`functions`]: the stateless calls (names, patterns, leases, subset, budgets, expiry,
-//!   narrowing).
+//! * [`names`]: capability names, canonical targets, patterns.
+//! * [`lease`]: lease validation, budget, subset, lint.
+//! * [`budget`]: budget entries, sums, AMOUNT text.
+//! * [`expiry`]: `expires_at` and constraints.
+//! * [`narrow`]: narrowing a lease or constraints to a ceiling.
 //! * [`guard`]: the `LeaseGuard` handle calls.
 //! * [`agentfile`]: the Agentfile check (parse, lint, derived lease).
 //! * [`governor`]: the embedded governor handle calls and frame decoding.
 //! * [`client`]: the daemon client (`GovernorClient`) handle calls.
 
 pub mod agentfile;
+pub mod budget;
 pub mod client;
 pub mod clock;
 pub mod convert;
 pub mod error;
-pub mod functions;
+pub mod expiry;
 pub mod governor;
 pub mod guard;
+pub mod lease;
+pub mod names;
+pub mod narrow;
 pub mod text;

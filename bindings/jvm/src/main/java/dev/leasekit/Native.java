@@ -100,6 +100,30 @@ final class Native {
 
   static native String agentfileCheck(String text, boolean compat);
 
+  // ---- the parsed Agentfile (agentfile.rs); handles owned by NativeHandle ----
+
+  static native long agentfileParse(String text, boolean compat);
+
+  static native void agentfileFree(long handle);
+
+  static native String agentfileToJson(long handle);
+
+  /** Parse plus lint diagnostics, a JSON array. */
+  static native String agentfileLint(long handle);
+
+  /** The derived lease's canonical JSON. */
+  static native String agentfileLease(long handle);
+
+  static native String agentfileLockfileJson(long handle);
+
+  static native String agentfilePackageDigest(long handle);
+
+  static native void agentfileCheckInheritance(long parent, long child);
+
+  /** The Cedar decision {@code {"allowed","determining","errors"}}. */
+  static native String agentfileEvaluatePolicy(
+      long handle, String principal, String action, String resource, String contextJson);
+
   /** Panics inside Rust on purpose; the binding's tests prove it arrives as an exception. */
   static native void panicForTest();
 

@@ -119,6 +119,9 @@ class ConformanceTest {
               Capabilities.matchPattern(
                   text(in, "capability"), text(in, "pattern"), text(in, "target")));
       case "subset" -> {
+        if (!typedSubsetOptions(in)) {
+          yield NODES.booleanNode(rawSubset(in));
+        }
         Lease child = lease(in.get("child"), in.get("child_constraints"));
         Lease parent = lease(in.get("parent"), in.get("parent_constraints"));
         Map<String, BigDecimal> remaining = null;
@@ -127,7 +130,7 @@ class ConformanceTest {
           remaining = new TreeMap<>();
           for (var it = r.fields(); it.hasNext(); ) {
             var e = it.next();
-            remaining.put(e.getKey(), BudgetCounters.parseAmount(decimalText(e.getValue())));
+            remaining.put(e.getKey(), new BigDecimal(e.getValue().asText()));
           }
         }
         yield NODES.booleanNode(LeaseSubset.isSubset(child, parent, remaining));
@@ -161,6 +164,7 @@ class ConformanceTest {
       case "agentfile" -> {
         Agentfile.Report report =
             Agentfile.check(text(in, "text"), in.path("compat").asBoolean(false));
+        sameAsParsed(report, Agentfile.parse(text(in, "text"), in.path("compat").asBoolean(false)));
         ObjectNode out = NODES.objectNode();
         out.put("ok", report.ok());
         ArrayNode errors = out.putArray("errors");
@@ -225,6 +229,81 @@ class ConformanceTest {
       return out;
     }
     throw new AssertionError("unknown authorize step: " + step);
+  }
+
+  /** The subset option keys of the vector format (docs/api.md). */
+  static final Set<String> SUBSET_OPTIONS =
+      Set.of("parent_remaining", "child_constraints", "parent_constraints");
+
+  /**
+   * Whether the typed API ({@code LeaseSubset.isSubset(child, parent, Map<String, BigDecimal>)},
+   * constraints on the leases) can pass a subset vector's options exactly: only known keys, object
+   * (or null) constraints, and amounts that are strings a {@link BigDecimal} writes back verbatim.
+   * Other options (unknown keys, numbers, "+1", "1e3", ...) cannot be written with Java types at
+   * all; those vectors reach the same native call with the vector's options as JSON text.
+   */
+  static boolean typedSubsetOptions(JsonNode in) {
+    for (var it = in.fieldNames(); it.hasNext(); ) {
+      String key = it.next();
+      if (!key.equals("child") && !key.equals("parent") && !SUBSET_OPTIONS.contains(key)) {
+        return false;
+      }
+    }
+    for (String key : List.of("child_constraints", "parent_constraints")) {
+      JsonNode c = in.get(key);
+      if (c != null && !c.isNull() && !c.isObject()) {
+        return false;
+      }
+    }
+    JsonNode r = in.get("parent_remaining");
+    if (r == null || r.isNull()) {
+      return true;
+    }
+    if (!r.isObject()) {
+      return false;
+    }
+    for (JsonNode v : r) {
+      if (!v.isTextual()) {
+        return false;
+      }
+      try {
+        if (!new BigDecimal(v.asText()).toPlainString().equals(v.asText())) {
+          return false;
+        }
+      } catch (NumberFormatException e) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A subset vector with its options (everything but the leases) passed as JSON text. */
+  static boolean rawSubset(JsonNode in) {
+    ObjectNode options = NODES.objectNode();
+    in.fields()
+        .forEachRemaining(
+            e -> {
+              if (!e.getKey().equals("child") && !e.getKey().equals("parent")) {
+                options.set(e.getKey(), e.getValue());
+              }
+            });
+    Lease child = lease(in.get("child"), null);
+    Lease parent = lease(in.get("parent"), null);
+    return Native.isSubset(child.toJson(), parent.toJson(), Json.write(options));
+  }
+
+  /**
+   * The object API agrees with the one-call check on every Agentfile vector: {@code parse} then
+   * {@code lint} gives the same diagnostics and, when the check derives a lease, {@code lease()}
+   * the same lease. (Where the check derives none, {@code lease()} may still derive one: core's
+   * {@code agentfile_lease} refuses only parse errors and invalid patterns, while the check also
+   * withholds the lease for lint errors.)
+   */
+  static void sameAsParsed(Agentfile.Report report, Agentfile parsed) {
+    assertEquals(report.diagnostics(), parsed.lint(), "Agentfile.parse(..).lint()");
+    if (report.lease().isPresent()) {
+      assertEquals(report.lease().get(), parsed.lease(), "Agentfile.parse(..).lease()");
+    }
   }
 
   /** Builds a lease (and its constraints) from vector JSON, through the public API. */

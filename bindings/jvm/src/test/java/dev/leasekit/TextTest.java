@@ -63,6 +63,22 @@ class TextTest {
     calls.put("reserve.currency", () -> guard.reserve(LOW, BigDecimal.ONE));
     calls.put("delegate", () -> guard.delegate(Lease.of(Map.of("fs.read", List.of(BAD)))));
     calls.put("Agentfile.check", () -> Agentfile.check("AGENT " + LOW));
+    calls.put("Agentfile.parse", () -> Agentfile.parse("AGENT " + LOW));
+    Agentfile af = Agentfile.parse("AGENT a\nAUDIT basic\nTOOL utcp:a\n");
+    calls.put(
+        "Agentfile.evaluatePolicy.principal",
+        () -> af.evaluatePolicy(LOW, "AgentRC::Action::\"x\"", "AgentRC::Tool::\"a\""));
+    calls.put(
+        "Agentfile.evaluatePolicy.resource",
+        () -> af.evaluatePolicy("AgentRC::Agent::\"a\"", "AgentRC::Action::\"x\"", BAD));
+    calls.put(
+        "Agentfile.evaluatePolicy.context",
+        () ->
+            af.evaluatePolicy(
+                "AgentRC::Agent::\"a\"",
+                "AgentRC::Action::\"x\"",
+                "AgentRC::Tool::\"a\"",
+                Map.of("k", LOW)));
     return calls.entrySet().stream()
         .map(
             e ->
