@@ -91,7 +91,9 @@ static void test_open_refusals(void) {
     LkGovernor *g = (LkGovernor *)&g;
     CHECK(lk_governor_open("", NULL, NULL, &g) == LK_INVALID_REQUEST);
     CHECK(g == NULL);
-    CHECK(lk_governor_open("postgres://u@localhost/db", NULL, NULL, &g) == LK_INVALID_REQUEST);
+    /* A PostgreSQL URL is a store (a fleet); an unreachable server is a retryable error. */
+    CHECK(lk_governor_open("postgres://u@%2Fnonexistent-leasekit-dir/db", NULL, NULL, &g) == LK_INTERNAL_ERROR);
+    CHECK(g == NULL);
     CHECK(last_error_has("PostgreSQL"));
     CHECK(lk_governor_open("memory", "{not json", NULL, &g) == LK_INVALID_REQUEST);
     CHECK(lk_governor_open("memory", NULL, "{\"ids\":\"sequential\"}", &g) == LK_INVALID_REQUEST);

@@ -162,7 +162,6 @@ test('open refuses bad stores, policies and options with InvalidRequestError', (
   for (const [store, policy, options] of [
     ['', {}, {}],
     ['sqlite:', {}, {}],
-    ['postgres://u@h/db', {}, {}],
     ['memory', [], {}],
     ['memory', '{', {}],
     ['memory', { maxInFlight: -1 }, {}],
@@ -176,6 +175,9 @@ test('open refuses bad stores, policies and options with InvalidRequestError', (
   }
   assert.throws(() => lk.Governor.open(42), lk.InvalidRequestError)
   assert.throws(() => new lk.Governor(), lk.LeaseError)
+  // A PostgreSQL URL is a store (a fleet); an unreachable server is a retryable error.
+  assert.throws(() => lk.Governor.open('postgres://u@%2Fnonexistent-leasekit-dir/db', {}, {}),
+    (e) => e instanceof lk.InternalError && e.retryable === true)
 })
 
 test('a closed governor throws InvalidRequestError; close is idempotent', () => {

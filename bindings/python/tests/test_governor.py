@@ -69,9 +69,12 @@ def test_unknown_fields_are_refused_by_typed_calls_only(gov: lk.Governor) -> Non
 
 
 def test_open_refusals() -> None:
-    for store in ["", "postgres://u@localhost/db"]:
-        with pytest.raises(lk.InvalidRequest):
-            lk.Governor.open(store, {})
+    with pytest.raises(lk.InvalidRequest):
+        lk.Governor.open("", {})
+    # A PostgreSQL URL is a store (a fleet); an unreachable server is a retryable error.
+    with pytest.raises(lk.InternalError) as err:
+        lk.Governor.open("postgres://u@%2Fnonexistent-leasekit-dir/db", {})
+    assert err.value.retryable
     with pytest.raises(lk.InvalidRequest):
         lk.Governor.open("memory", "{not json")
     with pytest.raises(lk.InvalidRequest):
