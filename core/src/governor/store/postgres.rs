@@ -22,7 +22,7 @@
 //! stays linear.
 
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ::postgres::error::SqlState;
 use ::postgres::{Client, Config, IsolationLevel, NoTls, Statement, Transaction};
@@ -72,12 +72,56 @@ struct Conn {
     st: Stmts,
 }
 
+/// Phases of a batch transaction, timed when `LEASEKIT_PG_TRACE=1` (see [`Trace`]).
+const PHASES: [&str; 6] = ["begin", "lock+wait", "fetch newer", "decide", "write", "commit"];
+
+/// Where a batch's time goes (`LEASEKIT_PG_TRACE=1`): per phase the total time, plus the
+/// batches, round trips, rows fetched and written; printed to stderr when the store drops.
+#[derive(Default)]
+struct Trace {
+    batches: u64,
+    trips: u64,
+    fetched: u64,
+    written: u64,
+    audit: u64,
+    ns: [u64; 6],
+}
+
+impl Trace {
+    fn report(&self, shown: &str) -> String {
+        let b = self.batches.max(1) as f64;
+        let mut s = format!(
+            "leasekit pg trace {shown}: {} batches, {:.2} round trips/batch, {:.1} rows \
+             written/batch, {:.1} audit lines/batch, {:.1} rows fetched/batch; ms/batch:",
+            self.batches,
+            self.trips as f64 / b,
+            self.written as f64 / b,
+            self.audit as f64 / b,
+            self.fetched as f64 / b
+        );
+        for (name, ns) in PHASES.iter().zip(self.ns) {
+            s.push_str(&format!(" {name} {:.3}", ns as f64 / b / 1e6));
+        }
+        s
+    }
+}
+
 /// A PostgreSQL store (feature `postgres`), opened by URL (`postgres://user@host/db`, or a
 /// socket directory as the percent-encoded host).
 pub struct PostgresStore {
     config: Config,
     shown: String,
     conn: Mutex<Option<Conn>>,
+    trace: Option<Mutex<Trace>>,
+}
+
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        if let Some(t) = &self.trace {
+            let t = t.lock().unwrap_or_else(|p| p.into_inner());
+            eprintln!("{}", t.report(&self.shown));
+        }
+    }
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -238,6 +282,9 @@ impl PostgresStore {
             config,
             shown,
             conn: Mutex::new(None),
+            trace: std::env::var_os("LEASEKIT_PG_TRACE")
+                .is_some_and(|v| v == "1")
+                .then(|| Mutex::new(Trace::default())),
         };
         let conn = store.connect()?;
         *store.conn.lock().unwrap_or_else(|p| p.into_inner()) = Some(conn);
@@ -333,17 +380,28 @@ impl PostgresStore {
         conn: &mut Conn,
         seen: Option<u64>,
         decide: &mut Decide<'_>,
+        trace: Option<&Mutex<Trace>>,
     ) -> Result<u64, Failure> {
         let Conn { client, st } = conn;
+        let mut t = Trace::default();
+        let mut at = Instant::now();
+        let mut lap = |t: &mut Trace, phase: usize| {
+            let now = Instant::now();
+            t.ns[phase] += (now - at).as_nanos() as u64;
+            t.trips += u64::from(phase != 3);
+            at = now;
+        };
         let mut tx = client
             .build_transaction()
             .isolation_level(IsolationLevel::ReadCommitted)
             .start()
             .map_err(Failure::Before)?;
+        lap(&mut t, 0);
         let seen_i = seen.map(|v| v as i64);
         let row = tx
             .query_one(&st.lock, &[&seen_i])
             .map_err(Failure::Before)?;
+        lap(&mut t, 1);
         let (ver, purged, audit_count, audit_head, fresh): (i64, i64, i64, String, bool) =
             (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
         let body: Option<String> = row.get(5);
@@ -363,6 +421,8 @@ impl PostgresStore {
                             r.get(2),
                         ));
                     }
+                    t.fetched += rows.len() as u64;
+                    lap(&mut t, 2);
                     Refresh::Changes { meta, rows }
                 }
                 _ => Refresh::Full(Some(
@@ -371,6 +431,7 @@ impl PostgresStore {
             }
         };
         let batch = decide(refresh).map_err(Failure::Decide)?;
+        lap(&mut t, 3);
         if batch.is_empty() {
             // Nothing to write: end the read-only transaction (no WAL flush).
             tx.rollback().map_err(|e| Failure::Write(pg_err(e)))?;
@@ -378,7 +439,20 @@ impl PostgresStore {
         }
         let next = ver + 1;
         Self::write(&mut tx, st, &batch, next, audit_count, &audit_head).map_err(Failure::Write)?;
+        lap(&mut t, 4);
         tx.commit().map_err(Failure::Commit)?;
+        lap(&mut t, 5);
+        if let Some(tr) = trace {
+            let mut tr = tr.lock().unwrap_or_else(|p| p.into_inner());
+            tr.batches += 1;
+            tr.trips += t.trips;
+            tr.fetched += t.fetched;
+            tr.written += batch.rows.len() as u64;
+            tr.audit += batch.audit.len() as u64;
+            for (a, b) in tr.ns.iter_mut().zip(t.ns) {
+                *a += b;
+            }
+        }
         Ok(next as u64)
     }
 
@@ -618,7 +692,7 @@ impl Store for PostgresStore {
                 *guard = Some(self.connect()?);
             }
             let conn = guard.as_mut().expect("connected");
-            match Self::attempt(conn, seen, decide) {
+            match Self::attempt(conn, seen, decide, self.trace.as_ref()) {
                 Ok(v) => return Ok(v),
                 Err(Failure::Before(e)) => {
                     let closed = conn.client.is_closed();
