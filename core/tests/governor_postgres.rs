@@ -67,11 +67,14 @@ fn governors_starting_at_once_migrate_once_and_share_one_state() {
         .map(|h| h.join().expect("governor thread"))
         .collect();
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    let n: i64 = c
-        .query_one("SELECT count(*) FROM leasekit.migrations", &[])
-        .unwrap()
-        .get(0);
-    assert_eq!(n, 1, "each migration applied once");
+    let row = c
+        .query_one(
+            "SELECT count(*), count(DISTINCT version), max(version) FROM leasekit.migrations",
+            &[],
+        )
+        .unwrap();
+    let (n, distinct, max): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
+    assert_eq!((n, distinct, max), (2, 2, 2), "each migration applied once");
     // One policy activation recorded, one audit chain.
     let v = govs[3].verify_audit().unwrap();
     assert!(v.ok, "{v:?}");
@@ -224,7 +227,7 @@ fn urls_are_checked_without_echoing_secrets_and_blind_writes_are_refused() {
         "{}",
         store.path()
     );
-    assert_eq!(store.schema_version().unwrap(), 1);
+    assert_eq!(store.schema_version().unwrap(), 2);
     let g = Governor::open(&url, policy(2, 100), GovernorOptions::default()).unwrap();
     assert!(g.acquire(acq("a", 1, "")).unwrap().granted);
     let names = store.connected_governors().unwrap();
