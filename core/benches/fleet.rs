@@ -4,7 +4,10 @@
 //! pgbench on the equivalent single-row conditional UPDATE (one transaction per acquire and one
 //! per release). Run: `make bench-fleet` (`cargo bench -p leasekit --features postgres --bench
 //! fleet`). Figures go to docs/performance.md by hand. Sizes: `LEASEKIT_BENCH_PAIRS` pairs per
-//! client (default 150), `LEASEKIT_BENCH_ROUNDS` runs per cell (default 3, the median is kept).
+//! client (default 150), `LEASEKIT_BENCH_ROUNDS` runs per cell (default 3, the median is kept),
+//! `LEASEKIT_BENCH_GOVERNORS` which fleet sizes (default `1,2,4`), `LEASEKIT_BENCH_PGBENCH=0`
+//! skips the pgbench rows. `LEASEKIT_PG_TRACE=1` adds, per governor, where a batch's time
+//! goes (stderr).
 
 #[path = "../tests/pg/mod.rs"]
 mod pg;
@@ -118,11 +121,20 @@ fn main() {
     );
     println!("| governors | pairs/s |");
     println!("|---:|---:|");
-    for govs in [1usize, 2, 4] {
+    let fleets: Vec<usize> = std::env::var("LEASEKIT_BENCH_GOVERNORS")
+        .unwrap_or_else(|_| "1,2,4".into())
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .filter(|n| *n >= 1)
+        .collect();
+    for govs in fleets {
         let runs: Vec<f64> = (0..rounds)
             .map(|r| fleet_run(&pg.fresh_db(&format!("bench{govs}_{r}")), govs, pairs))
             .collect();
         println!("| {govs} | {:.0} |", median(runs));
+    }
+    if std::env::var("LEASEKIT_BENCH_PGBENCH").is_ok_and(|v| v == "0") {
+        return;
     }
     // pgbench on one budget row: acquire and release as one conditional UPDATE each.
     let db_url = pg.fresh_db("pgbench");

@@ -67,11 +67,14 @@ fn governors_starting_at_once_migrate_once_and_share_one_state() {
         .map(|h| h.join().expect("governor thread"))
         .collect();
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    let n: i64 = c
-        .query_one("SELECT count(*) FROM leasekit.migrations", &[])
-        .unwrap()
-        .get(0);
-    assert_eq!(n, 1, "each migration applied once");
+    let row = c
+        .query_one(
+            "SELECT count(*), count(DISTINCT version), max(version) FROM leasekit.migrations",
+            &[],
+        )
+        .unwrap();
+    let (n, distinct, max): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
+    assert_eq!((n, distinct, max), (2, 2, 2), "each migration applied once");
     // One policy activation recorded, one audit chain.
     let v = govs[3].verify_audit().unwrap();
     assert!(v.ok, "{v:?}");
@@ -224,7 +227,7 @@ fn urls_are_checked_without_echoing_secrets_and_blind_writes_are_refused() {
         "{}",
         store.path()
     );
-    assert_eq!(store.schema_version().unwrap(), 1);
+    assert_eq!(store.schema_version().unwrap(), 2);
     let g = Governor::open(&url, policy(2, 100), GovernorOptions::default()).unwrap();
     assert!(g.acquire(acq("a", 1, "")).unwrap().granted);
     let names = store.connected_governors().unwrap();
@@ -261,4 +264,49 @@ fn embedded_open_takes_a_postgres_url_as_every_binding_does() {
     let e = leasekit::governor::open::EmbeddedGovernor::open(&url, "", r#"{"synchronous":"full"}"#)
         .unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidRequest);
+}
+
+#[test]
+fn begin_batch_answers_only_what_changed_since_the_version_seen() {
+    let pg = shared_pg();
+    let url = pg.fresh_db("begin_batch");
+    let g = open(&url, policy(5, 1000));
+    assert!(g.acquire(acq("a", 10, "")).unwrap().granted);
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let ver: i64 = c
+        .query_one("SELECT ver FROM leasekit.meta WHERE id = 1", &[])
+        .unwrap()
+        .get(0);
+    let kinds = |c: &mut postgres::Client, seen: Option<i64>| -> Vec<i16> {
+        let mut tx = c.transaction().unwrap();
+        let rows = tx
+            .query(
+                "SELECT kind FROM leasekit.begin_batch($1) ORDER BY kind, rkey",
+                &[&seen],
+            )
+            .unwrap();
+        tx.rollback().unwrap();
+        rows.iter().map(|r| r.get(0)).collect()
+    };
+    // Up to date: the header only (version, purge mark, audit count, fresh flag; head).
+    assert_eq!(kinds(&mut c, Some(ver)), vec![-1]);
+    // One version behind: header, meta body and the lease written by the last batch.
+    let behind = kinds(&mut c, Some(ver - 1));
+    assert_eq!(&behind[..2], &[-2, -1], "{behind:?}");
+    assert!(behind[2..].contains(&0), "{behind:?}");
+    // Never seen: header and meta only (the caller reloads everything).
+    assert_eq!(kinds(&mut c, None), vec![-2, -1]);
+    let mut tx = c.transaction().unwrap();
+    let header: String = tx
+        .query_one(
+            "SELECT rkey FROM leasekit.begin_batch($1) WHERE kind = -1",
+            &[&Some(ver)],
+        )
+        .unwrap()
+        .get(0);
+    tx.rollback().unwrap();
+    let fields: Vec<&str> = header.split(' ').collect();
+    assert_eq!(fields.len(), 4, "{header}");
+    assert_eq!(fields[0], ver.to_string());
+    assert_eq!(fields[3], "0", "a stored state is not fresh: {header}");
 }

@@ -2,14 +2,17 @@
 //! `leasekit serve` daemons on any number of hosts, share one database and behave as one.
 //!
 //! Every batch of commands a governor has queued (group commit) is one `READ COMMITTED`
-//! transaction of one connection:
+//! transaction of one connection, in three round trips (schema version 2's function):
 //!
-//! 1. `SELECT ... FROM leasekit.meta WHERE id = 1 FOR UPDATE` locks the meta row (pools,
-//!    counters, policy and the audit chain head) and reads its version;
-//! 2. when another governor committed since this one last looked, the meta row and only the
-//!    rows written since then (`ver > seen`) are read, and the engine refreshes its image;
-//! 3. the engine decides the queued commands; their changes are written by one statement
-//!    (upserts through `unnest`, the audit lines, the meta row); 4. `COMMIT` (durable).
+//! 1. `BEGIN; SELECT * FROM leasekit.begin_batch(seen)` locks the meta row (pools, counters,
+//!    policy and the audit chain head), reads its version and, when another governor
+//!    committed since this one last looked, answers the meta row and only the rows written
+//!    since then (`ver > seen`); the engine refreshes its image;
+//! 2. the engine decides the queued commands; one prepared statement writes their changes
+//!    (upserts through `unnest`, the audit lines, the meta row); 3. `COMMIT` (durable).
+//!
+//! The meta row is locked from the first call's execution to the commit: the decision, two
+//! round trips and the WAL flush.
 //!
 //! Writers serialize on the one meta row, never on a table lock or an advisory lock; the
 //! rows a batch writes are disjoint from nothing else's, so no deadlock or serialization
@@ -22,10 +25,10 @@
 //! stays linear.
 
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ::postgres::error::SqlState;
-use ::postgres::{Client, Config, IsolationLevel, NoTls, Statement, Transaction};
+use ::postgres::{Client, Config, GenericClient, NoTls, SimpleQueryMessage, Statement};
 use serde::Deserialize;
 
 use super::postgres_schema::migrate;
@@ -61,8 +64,6 @@ fn retriable(e: &::postgres::Error) -> bool {
 }
 
 struct Stmts {
-    lock: Statement,
-    changes: Statement,
     all_rows: Statement,
     write: Statement,
 }
@@ -72,12 +73,63 @@ struct Conn {
     st: Stmts,
 }
 
+/// Phases of a batch transaction, timed when `LEASEKIT_PG_TRACE=1` (see [`Trace`]).
+const PHASES: [&str; 6] = [
+    "-",
+    "begin+lock+fetch",
+    "full reload",
+    "decide",
+    "write",
+    "commit",
+];
+
+/// Where a batch's time goes (`LEASEKIT_PG_TRACE=1`): per phase the total time, plus the
+/// batches, round trips, rows fetched and written; printed to stderr when the store drops.
+#[derive(Default)]
+struct Trace {
+    batches: u64,
+    trips: u64,
+    fetched: u64,
+    written: u64,
+    audit: u64,
+    ns: [u64; 6],
+}
+
+impl Trace {
+    fn report(&self, shown: &str) -> String {
+        let b = self.batches.max(1) as f64;
+        let mut s = format!(
+            "leasekit pg trace {shown}: {} batches, {:.2} round trips/batch, {:.1} rows \
+             written/batch, {:.1} audit lines/batch, {:.1} rows fetched/batch; ms/batch:",
+            self.batches,
+            self.trips as f64 / b,
+            self.written as f64 / b,
+            self.audit as f64 / b,
+            self.fetched as f64 / b
+        );
+        for (name, ns) in PHASES.iter().zip(self.ns).filter(|p| *p.0 != "-") {
+            s.push_str(&format!(" {name} {:.3}", ns as f64 / b / 1e6));
+        }
+        s
+    }
+}
+
 /// A PostgreSQL store (feature `postgres`), opened by URL (`postgres://user@host/db`, or a
 /// socket directory as the percent-encoded host).
 pub struct PostgresStore {
     config: Config,
     shown: String,
     conn: Mutex<Option<Conn>>,
+    trace: Option<Mutex<Trace>>,
+}
+
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        if let Some(t) = &self.trace {
+            let t = t.lock().unwrap_or_else(|p| p.into_inner());
+            eprintln!("{}", t.report(&self.shown));
+        }
+    }
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -89,17 +141,6 @@ impl std::fmt::Debug for PostgresStore {
 }
 
 pub use crate::governor::wire::ConnectedGovernor;
-
-const LOCK_SQL: &str = "SELECT ver, purged_ver, audit_count, audit_head, body IS NULL,
-        CASE WHEN ver IS DISTINCT FROM $1::int8 THEN body END
-    FROM leasekit.meta WHERE id = 1 FOR UPDATE";
-
-const CHANGES_SQL: &str = "
-    SELECT 0::int2, id, body FROM leasekit.leases WHERE ver > $1
-    UNION ALL SELECT 1::int2, id, body FROM leasekit.approvals WHERE ver > $1
-    UNION ALL SELECT 2::int2, key, body FROM leasekit.idem WHERE ver > $1
-    UNION ALL SELECT 3::int2, key, body FROM leasekit.rate WHERE ver > $1
-    ORDER BY 1, 2";
 
 const ALL_ROWS_SQL: &str = "
     SELECT 0::int2, id, body FROM leasekit.leases WHERE body IS NOT NULL
@@ -152,6 +193,26 @@ WITH l AS (
 )
 SELECT (SELECT count(*) FROM l), (SELECT count(*) FROM a), (SELECT count(*) FROM i),
        (SELECT count(*) FROM au), (SELECT count(*) FROM m), (SELECT count(*) FROM r)";
+
+/// An open batch transaction: rolled back when dropped before its commit (an error, a
+/// decision that refused, a panic), so the meta row is never left locked.
+struct Open<'a> {
+    client: &'a mut Client,
+    done: bool,
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        if !self.done && !self.client.is_closed() {
+            let _ = self.client.batch_execute("ROLLBACK");
+        }
+    }
+}
+
+fn parse_num<T: std::str::FromStr>(v: Option<&str>) -> crate::Result<T> {
+    v.and_then(|v| v.parse().ok())
+        .ok_or_else(|| internal("leasekit.begin_batch answered a malformed header"))
+}
 
 #[derive(Deserialize)]
 struct LeaseMirror {
@@ -238,6 +299,9 @@ impl PostgresStore {
             config,
             shown,
             conn: Mutex::new(None),
+            trace: std::env::var_os("LEASEKIT_PG_TRACE")
+                .is_some_and(|v| v == "1")
+                .then(|| Mutex::new(Trace::default())),
         };
         let conn = store.connect()?;
         *store.conn.lock().unwrap_or_else(|p| p.into_inner()) = Some(conn);
@@ -256,8 +320,6 @@ impl PostgresStore {
             .map_err(pg_err)?;
         migrate(&mut client)?;
         let st = Stmts {
-            lock: client.prepare(LOCK_SQL).map_err(pg_err)?,
-            changes: client.prepare(CHANGES_SQL).map_err(pg_err)?,
             all_rows: client.prepare(ALL_ROWS_SQL).map_err(pg_err)?,
             write: client.prepare(WRITE_SQL).map_err(pg_err)?,
         };
@@ -315,7 +377,7 @@ impl PostgresStore {
     }
 
     fn load_all(
-        tx: &mut Transaction<'_>,
+        tx: &mut impl GenericClient,
         st: &Stmts,
         meta: String,
     ) -> Result<Snapshot, ::postgres::Error> {
@@ -333,57 +395,114 @@ impl PostgresStore {
         conn: &mut Conn,
         seen: Option<u64>,
         decide: &mut Decide<'_>,
+        trace: Option<&Mutex<Trace>>,
     ) -> Result<u64, Failure> {
         let Conn { client, st } = conn;
-        let mut tx = client
-            .build_transaction()
-            .isolation_level(IsolationLevel::ReadCommitted)
-            .start()
-            .map_err(Failure::Before)?;
+        let mut t = Trace::default();
+        let mut at = Instant::now();
+        let mut lap = |t: &mut Trace, phase: usize| {
+            let now = Instant::now();
+            t.ns[phase] += (now - at).as_nanos() as u64;
+            t.trips += u64::from(phase != 3);
+            at = now;
+        };
+        let mut open = Open {
+            client,
+            done: false,
+        };
+        // Round trip 1: begin, lock the meta row, fetch what changed since `seen`.
         let seen_i = seen.map(|v| v as i64);
-        let row = tx
-            .query_one(&st.lock, &[&seen_i])
+        let arg = seen_i.map_or_else(|| "NULL".to_string(), |v| v.to_string());
+        let msgs = open
+            .client
+            .simple_query(&format!(
+                "BEGIN ISOLATION LEVEL READ COMMITTED; \
+                 SELECT kind, rkey, rbody FROM leasekit.begin_batch({arg}::int8)"
+            ))
             .map_err(Failure::Before)?;
-        let (ver, purged, audit_count, audit_head, fresh): (i64, i64, i64, String, bool) =
-            (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
-        let body: Option<String> = row.get(5);
+        lap(&mut t, 1);
+        let mut header = None;
+        let mut meta = None;
+        let mut rows = Vec::new();
+        for m in &msgs {
+            let SimpleQueryMessage::Row(r) = m else {
+                continue;
+            };
+            let kind: i16 = parse_num(r.get(0)).map_err(Failure::Decide)?;
+            match kind {
+                -1 => {
+                    let mut f = r.get(1).unwrap_or("").split(' ');
+                    let mut n = || parse_num::<i64>(f.next()).map_err(Failure::Decide);
+                    let h = (n()?, n()?, n()?, n()? == 1);
+                    let head = r.get(2).unwrap_or("").to_string();
+                    header = Some((h, head));
+                }
+                -2 => meta = r.get(2).map(str::to_string),
+                k => rows.push((
+                    table_of(k).map_err(Failure::Decide)?,
+                    r.get(1).unwrap_or("").to_string(),
+                    r.get(2).map(str::to_string),
+                )),
+            }
+        }
+        let Some(((ver, purged, audit_count, fresh), audit_head)) = header else {
+            return Err(Failure::Decide(internal(
+                "leasekit.begin_batch answered no header",
+            )));
+        };
+        t.fetched += rows.len() as u64;
         let refresh = if fresh {
             Refresh::Full(None)
         } else if seen_i == Some(ver) {
             Refresh::Unchanged
         } else {
-            let meta = body.ok_or_else(|| Failure::Decide(internal("meta row vanished")))?;
+            let meta = meta.ok_or_else(|| Failure::Decide(internal("meta row vanished")))?;
             match seen_i {
-                Some(s) if s >= purged && s < ver => {
-                    let mut rows = Vec::new();
-                    for r in tx.query(&st.changes, &[&s]).map_err(Failure::Before)? {
-                        rows.push((
-                            table_of(r.get(0)).map_err(Failure::Decide)?,
-                            r.get(1),
-                            r.get(2),
-                        ));
-                    }
-                    Refresh::Changes { meta, rows }
+                Some(s) if s >= purged && s < ver => Refresh::Changes { meta, rows },
+                _ => {
+                    let snap =
+                        Self::load_all(&mut *open.client, st, meta).map_err(Failure::Before)?;
+                    lap(&mut t, 2);
+                    Refresh::Full(Some(snap))
                 }
-                _ => Refresh::Full(Some(
-                    Self::load_all(&mut tx, st, meta).map_err(Failure::Before)?,
-                )),
             }
         };
         let batch = decide(refresh).map_err(Failure::Decide)?;
+        lap(&mut t, 3);
         if batch.is_empty() {
             // Nothing to write: end the read-only transaction (no WAL flush).
-            tx.rollback().map_err(|e| Failure::Write(pg_err(e)))?;
+            open.done = true;
+            open.client
+                .batch_execute("ROLLBACK")
+                .map_err(|e| Failure::Write(pg_err(e)))?;
             return Ok(ver as u64);
         }
+        // Round trips 2 and 3: one statement writes everything, then COMMIT (durable).
         let next = ver + 1;
-        Self::write(&mut tx, st, &batch, next, audit_count, &audit_head).map_err(Failure::Write)?;
-        tx.commit().map_err(Failure::Commit)?;
+        Self::write(open.client, st, &batch, next, audit_count, &audit_head)
+            .map_err(Failure::Write)?;
+        lap(&mut t, 4);
+        open.client
+            .batch_execute("COMMIT")
+            .map_err(Failure::Commit)?;
+        open.done = true;
+        lap(&mut t, 5);
+        if let Some(tr) = trace {
+            let mut tr = tr.lock().unwrap_or_else(|p| p.into_inner());
+            tr.batches += 1;
+            tr.trips += t.trips;
+            tr.fetched += t.fetched;
+            tr.written += batch.rows.len() as u64;
+            tr.audit += batch.audit.len() as u64;
+            for (a, b) in tr.ns.iter_mut().zip(t.ns) {
+                *a += b;
+            }
+        }
         Ok(next as u64)
     }
 
     fn write(
-        tx: &mut Transaction<'_>,
+        client: &mut Client,
         st: &Stmts,
         batch: &Batch,
         next: i64,
@@ -472,7 +591,7 @@ impl PostgresStore {
         let budget_used = mirror.as_ref().map(|p| p.budget_used.to_string());
         let in_flight = mirror.as_ref().map(|p| p.in_flight as i64);
         let audit_total = audit_count + batch.audit.len() as i64;
-        let row = tx
+        let row = client
             .query_one(
                 &st.write,
                 &[
@@ -520,13 +639,14 @@ impl PostgresStore {
             return Err(internal("store write incomplete: refused"));
         }
         if let Some(p) = purge {
-            tx.batch_execute(&format!(
-                "DELETE FROM leasekit.leases WHERE body IS NULL AND ver <= {p};
+            client
+                .batch_execute(&format!(
+                    "DELETE FROM leasekit.leases WHERE body IS NULL AND ver <= {p};
                  DELETE FROM leasekit.approvals WHERE body IS NULL AND ver <= {p};
                  DELETE FROM leasekit.idem WHERE body IS NULL AND ver <= {p};
                  DELETE FROM leasekit.rate WHERE body IS NULL AND ver <= {p};"
-            ))
-            .map_err(pg_err)?;
+                ))
+                .map_err(pg_err)?;
         }
         Ok(())
     }
@@ -618,7 +738,7 @@ impl Store for PostgresStore {
                 *guard = Some(self.connect()?);
             }
             let conn = guard.as_mut().expect("connected");
-            match Self::attempt(conn, seen, decide) {
+            match Self::attempt(conn, seen, decide, self.trace.as_ref()) {
                 Ok(v) => return Ok(v),
                 Err(Failure::Before(e)) => {
                     let closed = conn.client.is_closed();

@@ -13,7 +13,10 @@ use super::postgres::pg_err;
 const MIGRATION_LOCK: i64 = 0x6c65_6173_656b_6974;
 
 /// Migrations, in order: (version, name, SQL).
-pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[(1, "governor state", V1)];
+pub(crate) const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "governor state", V1),
+    (2, "begin_batch: lock and refresh in one call", V2),
+];
 
 /// Version 1: the meta row (pools, counters, policy, the audit chain head: one row, so the
 /// chain stays linear across governors), leases, approvals, idempotency records (one row per
@@ -70,6 +73,48 @@ CREATE TABLE leasekit.audit (
     body text NOT NULL
 );
 ";
+
+/// Version 2: fewer round trips per batch (issue 16, docs/governor.md "Fleet throughput").
+///
+/// `leasekit.begin_batch(seen)` locks the meta row (`FOR UPDATE`) and answers, in one call,
+/// a header row (`kind` -1: `rkey` = "ver purged_ver audit_count fresh", `rbody` = the
+/// audit head), the meta body when it changed since `seen` (`kind` -2), and every row written
+/// since `seen` when `seen` is within the unpurged range (kinds 0-3: leases, approvals,
+/// idempotency records, rate events; a NULL body is a deletion).
+/// The client sends it after `BEGIN` in one simple-query message (`seen` is a number it
+/// formats itself), so begin, lock and refresh cost one round trip instead of three.
+const V2: &str = r#"
+CREATE FUNCTION leasekit.begin_batch(seen bigint)
+RETURNS TABLE (kind int2, rkey text, rbody text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    m record;
+BEGIN
+    SELECT mt.ver, mt.purged_ver, mt.audit_count, mt.audit_head, mt.body
+        INTO STRICT m FROM leasekit.meta mt WHERE mt.id = 1 FOR UPDATE;
+    kind := -1;
+    rkey := concat_ws(' ', m.ver, m.purged_ver, m.audit_count, (m.body IS NULL)::int);
+    rbody := m.audit_head;
+    RETURN NEXT;
+    IF m.body IS NULL OR m.ver IS NOT DISTINCT FROM seen THEN
+        RETURN;
+    END IF;
+    kind := -2;
+    rkey := NULL;
+    rbody := m.body;
+    RETURN NEXT;
+    IF seen IS NOT NULL AND seen >= m.purged_ver AND seen < m.ver THEN
+        RETURN QUERY
+            SELECT 0::int2, l.id, l.body FROM leasekit.leases l WHERE l.ver > seen
+            UNION ALL SELECT 1::int2, a.id, a.body FROM leasekit.approvals a WHERE a.ver > seen
+            UNION ALL SELECT 2::int2, i.key, i.body FROM leasekit.idem i WHERE i.ver > seen
+            UNION ALL SELECT 3::int2, r.key, r.body FROM leasekit.rate r WHERE r.ver > seen
+            ORDER BY 1, 2;
+    END IF;
+END
+$fn$;
+
+"#;
 
 /// The newest schema version this build knows.
 pub(crate) fn latest() -> i64 {
