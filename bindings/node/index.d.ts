@@ -345,6 +345,43 @@ export interface GovernorClient extends GovernorMethods, GovernorAsyncMethods {}
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * A parsed Agentfile (`Agentfile.parse`): core's Agentfile functions one to one. Parsing
+ * never throws for bad content (problems are diagnostics); secret values never appear in
+ * anything it answers.
+ */
+export declare class Agentfile {
+  /** Parses `text` (strict unless `options.compat`). */
+  static parse(text: string, options?: AgentfileOptions | undefined | null): Agentfile
+  /** Whether a parse diagnostic is an error. */
+  hasErrors(): boolean
+  /** Parse diagnostics plus every lint rule, sorted by position. */
+  lint(): AgentfileDiagnostic[]
+  /** The lease the Agentfile requests (`InvalidRequestError` when it cannot be derived). */
+  lease(): Lease
+  /** The lockfile as an object (`InvalidRequestError` when lint reports an error). */
+  lock(): Record<string, unknown>
+  /** The lockfile's text (`agentrc.lock`: deterministic JSON with a trailing newline). */
+  lockfileJson(): string
+  /** `sha256:<hex>` of the package. */
+  packageDigest(): string
+  /**
+   * Throws `LeaseSubsetViolationError` or `InvalidRequestError` unless this Agentfile only
+   * narrows `parent`.
+   */
+  checkInheritance(parent: Agentfile): void
+  /**
+   * The Cedar decision `{allowed, determining, errors}` for a request (entity uids such as
+   * `AgentRC::Tool::"file_read"`); fails closed: any error denies.
+   */
+  evaluatePolicy(principal: string, action: string, resource: string, context?: Record<string, unknown> | null): { allowed: boolean, determining: string[], errors: string[] }
+  /**
+   * The parsed file (syntax marker, directives, credentials by reference only,
+   * diagnostics, source digest) as a plain object.
+   */
+  toJSON(): Record<string, unknown>
+}
+
+/**
  * A lease validated and compiled once (from a plain object or JSON text). Pass it anywhere
  * a lease is accepted; `toJSON()` gives the stored (canonical) plain object.
  */

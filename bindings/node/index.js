@@ -254,6 +254,8 @@ for (const NativeClass of [native.Governor, native.GovernorClient]) {
   wrapClass(NativeClass)
   addGovernorMethods(NativeClass, call, callAsync)
 }
+wrapClass(native.Agentfile)
+const Agentfile = factoryClass(native.Agentfile, 'parse')
 const Governor = factoryClass(native.Governor, 'open')
 const GovernorClient = factoryClass(native.GovernorClient, 'connect')
 
@@ -320,7 +322,7 @@ function keyOf(guard) {
 
 const api = {}
 for (const [name, value] of Object.entries(native)) {
-  if (['LeaseGuard', 'CompiledLease', 'Governor', 'GovernorClient'].includes(name)) continue // wrapped above
+  if (['LeaseGuard', 'CompiledLease', 'Agentfile', 'Governor', 'GovernorClient'].includes(name)) continue // wrapped above
   if (typeof value === 'function' && name.startsWith('__')) continue // internal (fast path)
   api[name] = typeof value === 'function' ? wrap(value) : value
 }
@@ -329,6 +331,7 @@ module.exports = {
   ...api,
   LeaseGuard,
   CompiledLease,
+  Agentfile,
   Governor,
   GovernorClient,
   LeaseError,

@@ -30,6 +30,7 @@ export const {
   validateLeaseConstraints,
   // Agentfile
   checkAgentfile,
+  Agentfile,
   // guard
   LeaseGuard,
   CompiledLease,

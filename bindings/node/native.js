@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.Agentfile = nativeBinding.Agentfile
 module.exports.CompiledLease = nativeBinding.CompiledLease
 module.exports.Governor = nativeBinding.Governor
 module.exports.GovernorClient = nativeBinding.GovernorClient
