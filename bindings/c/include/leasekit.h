@@ -111,6 +111,12 @@ void lk_agentfile_free(struct LkAgentfile *af);
 // `af` is a live handle; `out_json` points to a writable `char *`.
 enum LkStatus lk_agentfile_to_json(const struct LkAgentfile *af, char **out_json);
 
+// Writes the package digest of the Agentfile (`sha256:<hex>`) to `*out`.
+//
+// # Safety
+// `af` is a live handle; `out` points to a writable `char *`.
+enum LkStatus lk_agentfile_package_digest(const struct LkAgentfile *af, char **out);
+
 // Lints the Agentfile: writes parse diagnostics plus every lint rule, sorted by
 // position, as a JSON array
 // `[{"code", "severity": "error"|"warning"|"info", "line", "column", "message", "hint"}]`

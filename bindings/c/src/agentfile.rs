@@ -72,6 +72,22 @@ pub unsafe extern "C" fn lk_agentfile_to_json(
     })
 }
 
+/// Writes the package digest of the Agentfile (`sha256:<hex>`) to `*out`.
+///
+/// # Safety
+/// `af` is a live handle; `out` points to a writable `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_agentfile_package_digest(
+    af: *const LkAgentfile,
+    out: *mut *mut c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, af) = unsafe { (out_slot(out, "out")?, arg_handle(af, "af")?) };
+        put_string(slot, leasekit::agentfile::package_digest(&af.inner))
+    })
+}
+
 /// Lints the Agentfile: writes parse diagnostics plus every lint rule, sorted by
 /// position, as a JSON array
 /// `[{"code", "severity": "error"|"warning"|"info", "line", "column", "message", "hint"}]`

@@ -313,6 +313,11 @@ static void test_agentfile(void) {
     lk_string_free(s);
     CHECK(lk_agentfile_to_json(af, &s) == LK_OK && s && strstr(s, "demo") != NULL);
     lk_string_free(s);
+    s = NULL;
+    CHECK(lk_agentfile_package_digest(af, &s) == LK_OK && s && strncmp(s, "sha256:", 7) == 0 && strlen(s) == 7 + 64);
+    lk_string_free(s);
+    s = NULL;
+    CHECK(lk_agentfile_package_digest(NULL, &s) == LK_INVALID_REQUEST && s == NULL);
     LkLease *l = NULL;
     CHECK(lk_agentfile_lease(af, &l) == LK_OK && l != NULL);
     CHECK(lk_lease_to_json(l, &s) == LK_OK && s && strstr(s, "\"/workspace/**\"") && strstr(s, "utcp:file_read"));
