@@ -94,17 +94,24 @@ pub fn check_inheritance(parent: &Agentfile, child: &Agentfile) -> crate::Result
     }
 
     for cred in child.creds() {
-        let Some(p) = parent.creds().iter().find(|p| p.name == cred.name) else {
+        // A name declared on several parent lines is exposed to the union of their hosts (so
+        // every Agentfile inherits from itself, duplicate lines included).
+        let declared: Vec<_> = parent
+            .creds()
+            .iter()
+            .filter(|p| p.name == cred.name)
+            .collect();
+        if declared.is_empty() {
             return Err(violation(format!(
                 "child adds credential `{}` the parent does not declare",
                 cred.name
             )));
-        };
-        if let Some(h) = cred
-            .hosts
-            .iter()
-            .find(|h| !p.hosts.iter().any(|ph| host_within(h, ph)))
-        {
+        }
+        if let Some(h) = cred.hosts.iter().find(|h| {
+            !declared
+                .iter()
+                .any(|p| p.hosts.iter().any(|ph| host_within(h, ph)))
+        }) {
             return Err(violation(format!(
                 "child exposes credential `{}` to host `{h}` outside the parent's hosts",
                 cred.name
