@@ -48,6 +48,12 @@ fn out<T: Serialize>(r: crate::Result<T>) -> crate::Result<String> {
     })
 }
 
+/// Reads a payload as [`Governor::call_json`] does: blank is `{}`, only a JSON object, no
+/// unknown field (shared with [`super::client::GovernorClient::call_json`]).
+pub(crate) fn parse_strict<T: DeserializeOwned>(payload: &str) -> crate::Result<T> {
+    parse(payload, true)
+}
+
 /// A payload that carries no fields (`GetMetrics`, `GetStatus`).
 #[derive(serde::Deserialize)]
 struct Empty {}
@@ -141,7 +147,7 @@ pub(crate) fn check_strict(command: &str, payload: &str) -> crate::Result<Comman
         return Err(Error::invalid("unknown_command"));
     };
     fn ok<T: DeserializeOwned>(payload: &str) -> crate::Result<()> {
-        parse::<T>(payload, true).map(|_| ())
+        parse_strict::<T>(payload).map(|_| ())
     }
     match cmd {
         Command::Acquire => ok::<AcquireRequest>(payload),

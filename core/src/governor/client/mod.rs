@@ -159,16 +159,18 @@ impl GovernorClient {
     /// `Acquire` and `Release` keep their fallback and local-lease behaviour; a `success:
     /// false` answer or a transport failure is an error. The bindings' clients call this.
     pub fn call_json(&self, command: &str, payload_json: &str) -> crate::Result<String> {
-        let cmd = super::call::check_strict(command, payload_json)?;
-        let text = if payload_json.trim().is_empty() {
-            "{}"
-        } else {
-            payload_json
-        };
-        let value = match cmd {
-            Command::Acquire => to_json(&self.acquire(strict_parse(text)?)?),
-            Command::Release => to_json(&self.release(strict_parse(text)?)?),
+        use super::call::{check_strict, parse_strict};
+        match Command::parse(command) {
+            // Parsed once, strictly, into the typed request (fallback and local leases).
+            Some(Command::Acquire) => Ok(to_json(&self.acquire(parse_strict(payload_json)?)?)),
+            Some(Command::Release) => Ok(to_json(&self.release(parse_strict(payload_json)?)?)),
             _ => {
+                let cmd = check_strict(command, payload_json)?;
+                let text = if payload_json.trim().is_empty() {
+                    "{}"
+                } else {
+                    payload_json
+                };
                 let env = self
                     .transport
                     .call(cmd.as_str(), text.to_string())
@@ -176,10 +178,10 @@ impl GovernorClient {
                         CallError::Unreachable(msg) => unreachable_error(msg),
                         CallError::Failed(e) => e,
                     })?;
-                to_json(&answer::<serde_json::Value>(env)?)
+                // The daemon's payload text as it came (the caller parses it).
+                answer_text(env)
             }
-        };
-        Ok(value)
+        }
     }
 
     /// `Acquire`. When the daemon cannot be reached and fallback is on, the grant or denial
@@ -348,17 +350,12 @@ fn parse_payload<T: DeserializeOwned>(payload: &str) -> Result<T, String> {
     serde_json::from_str(text).map_err(|e| format!("invalid payload: {e}"))
 }
 
-/// A payload already checked by `check_strict`.
-fn strict_parse<T: DeserializeOwned>(text: &str) -> crate::Result<T> {
-    serde_json::from_str(text).map_err(|e| Error::invalid(format!("invalid payload: {e}")))
-}
-
 fn unreachable_error(msg: String) -> Error {
     Error::new(ErrorCode::InternalError, msg).with_detail("reason", "daemon_unreachable")
 }
 
-/// A response envelope to a typed answer: `success: false` is an error (13.13).
-fn answer<R: DeserializeOwned>(env: ResponseEnvelope) -> crate::Result<R> {
+/// A response envelope's payload text: `success: false` is an error (13.13).
+fn answer_text(env: ResponseEnvelope) -> crate::Result<String> {
     if !env.success {
         let code = if env.error.starts_with("permission_denied") {
             ErrorCode::PermissionDenied
@@ -370,7 +367,12 @@ fn answer<R: DeserializeOwned>(env: ResponseEnvelope) -> crate::Result<R> {
         return Err(Error::new(code, format!("governor daemon: {}", env.error))
             .with_detail("reason", "daemon_error"));
     }
-    serde_json::from_str(&env.payload_json).map_err(|e| {
+    Ok(env.payload_json)
+}
+
+/// A response envelope to a typed answer: `success: false` is an error (13.13).
+fn answer<R: DeserializeOwned>(env: ResponseEnvelope) -> crate::Result<R> {
+    serde_json::from_str(&answer_text(env)?).map_err(|e| {
         Error::new(
             ErrorCode::InternalError,
             format!("governor daemon sent an unreadable payload: {e}"),
