@@ -7,7 +7,9 @@
 //! client (default 150), `LEASEKIT_BENCH_ROUNDS` runs per cell (default 3, the median is kept),
 //! `LEASEKIT_BENCH_GOVERNORS` which fleet sizes (default `1,2,4`), `LEASEKIT_BENCH_PGBENCH=0`
 //! skips the pgbench rows. `LEASEKIT_PG_TRACE=1` adds, per governor, where a batch's time
-//! goes (stderr).
+//! goes (stderr). Each cell is measured twice, rounds alternated: settling after the locks are
+//! released (the store's default) and settling in the `COMMIT` under the lock (the earlier
+//! design, `PostgresStore::settle_at_commit(true)`), with the ratio.
 
 #[path = "../tests/pg/mod.rs"]
 mod pg;
@@ -16,8 +18,10 @@ use std::process::Command;
 use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
+use leasekit::SystemClock;
+use leasekit::governor::store::PostgresStore;
 use leasekit::governor::wire::{AcquireRequest, ReleaseRequest};
-use leasekit::governor::{Governor, GovernorOptions, Policy};
+use leasekit::governor::{Governor, GovernorOptions, IdSource, Policy};
 use serde_json::json;
 
 const CLIENTS: usize = 64;
@@ -39,9 +43,21 @@ fn policy() -> Policy {
 }
 
 /// Pairs per second with `govs` governors (each its own connection) and 64 client threads.
-fn fleet_run(url: &str, govs: usize, pairs_per_client: usize) -> f64 {
+fn fleet_run(url: &str, govs: usize, pairs_per_client: usize, at_commit: bool) -> f64 {
     let governors: Vec<Governor> = (0..govs)
-        .map(|_| Governor::open(url, policy(), GovernorOptions::default()).unwrap())
+        .map(|_| {
+            let store = PostgresStore::open(url)
+                .unwrap()
+                .settle_at_commit(at_commit);
+            Governor::new(
+                policy(),
+                GovernorOptions::default(),
+                Arc::new(store),
+                Arc::new(SystemClock),
+                IdSource::Random,
+            )
+            .unwrap()
+        })
         .collect();
     let barrier = Arc::new(Barrier::new(CLIENTS + 1));
     let threads: Vec<_> = (0..CLIENTS)
@@ -119,8 +135,8 @@ fn main() {
     println!(
         "fleet: {CLIENTS} clients, {pairs} pairs each, one hot budget, durable commits, median of {rounds}"
     );
-    println!("| governors | pairs/s |");
-    println!("|---:|---:|");
+    println!("| governors | pairs/s, settle after unlock | pairs/s, settle in COMMIT | ratio |");
+    println!("|---:|---:|---:|---:|");
     let fleets: Vec<usize> = std::env::var("LEASEKIT_BENCH_GOVERNORS")
         .unwrap_or_else(|_| "1,2,4".into())
         .split(',')
@@ -128,10 +144,20 @@ fn main() {
         .filter(|n| *n >= 1)
         .collect();
     for govs in fleets {
-        let runs: Vec<f64> = (0..rounds)
-            .map(|r| fleet_run(&pg.fresh_db(&format!("bench{govs}_{r}")), govs, pairs))
-            .collect();
-        println!("| {govs} | {:.0} |", median(runs));
+        let (mut after, mut inside) = (Vec::new(), Vec::new());
+        for r in 0..rounds {
+            for at_commit in [false, true] {
+                let db = pg.fresh_db(&format!("bench{govs}_{r}_{}", at_commit as u8));
+                let v = fleet_run(&db, govs, pairs, at_commit);
+                if at_commit {
+                    inside.push(v)
+                } else {
+                    after.push(v)
+                }
+            }
+        }
+        let (a, b) = (median(after), median(inside));
+        println!("| {govs} | {a:.0} | {b:.0} | {:.2}x |", a / b);
     }
     if std::env::var("LEASEKIT_BENCH_PGBENCH").is_ok_and(|v| v == "0") {
         return;

@@ -110,6 +110,7 @@ impl Fleet {
             engine = Some(e);
             Ok(batch)
         })?;
+        store.settle()?;
         let engine = engine.ok_or_else(|| internal("the store did not open the engine"))?;
         Ok((
             engine,
@@ -154,7 +155,9 @@ impl Fleet {
             if let Some(r) = lock(&slot).take() {
                 return r;
             }
-            if !q.leader {
+            // A caller whose command is in a batch still waiting for durability has nothing
+            // queued to lead.
+            if !q.leader && !q.jobs.is_empty() {
                 q.leader = true;
                 if q.last_batch > 1 && !self.window.is_zero() {
                     drop(q);
@@ -164,9 +167,24 @@ impl Fleet {
                 let jobs = std::mem::take(&mut q.jobs);
                 q.last_batch = jobs.len();
                 drop(q);
-                self.process(engine, store, jobs);
+                let (jobs, mut failed) = self.process(engine, store, jobs);
+                // The next batch may start while this one waits for durability (the store
+                // released its locks at the commit); its answers wait for the flush.
                 q = lock(&self.q);
                 q.leader = false;
+                self.cv.notify_all();
+                drop(q);
+                if failed.is_none()
+                    && let Err(e) = store.settle()
+                {
+                    // The commit may be lost: rebuild the image at the next batch.
+                    *lock(&self.seen) = None;
+                    failed = Some(e);
+                }
+                for j in jobs {
+                    j.finish(failed.as_ref());
+                }
+                q = lock(&self.q);
                 self.cv.notify_all();
                 continue;
             }
@@ -174,7 +192,14 @@ impl Fleet {
         }
     }
 
-    fn process(&self, engine: &Mutex<Engine>, store: &dyn Store, mut jobs: Vec<Box<dyn Job>>) {
+    /// Runs one batch in one store transaction; answers the jobs (not finished yet) and the
+    /// batch's error, if any.
+    fn process(
+        &self,
+        engine: &Mutex<Engine>,
+        store: &dyn Store,
+        mut jobs: Vec<Box<dyn Job>>,
+    ) -> (Vec<Box<dyn Job>>, Option<Error>) {
         let mut eng = lock(engine);
         let mut seen = lock(&self.seen);
         let result = catch_unwind(AssertUnwindSafe(|| {
@@ -201,9 +226,7 @@ impl Fleet {
         };
         drop(seen);
         drop(eng);
-        for j in jobs {
-            j.finish(failed.as_ref());
-        }
+        (jobs, failed)
     }
 
     fn apply(&self, eng: &mut Engine, r: Refresh) -> crate::Result<()> {

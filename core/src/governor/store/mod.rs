@@ -142,6 +142,13 @@ pub trait Store: Send + Sync {
     ) -> crate::Result<Option<Vec<crate::governor::wire::ConnectedGovernor>>> {
         Ok(None)
     }
+    /// Waits until every transaction [`Store::transact`] ended before this call is durable.
+    /// A shared store may commit without waiting for the flush (so its locks are released
+    /// sooner); no command of a batch is answered before this returns. An error means the
+    /// outcome is unknown.
+    fn settle(&self) -> crate::Result<()> {
+        Ok(())
+    }
     /// One batch transaction of a shared store: lock the meta row, call `decide` once with
     /// what changed since version `seen` (everything when `None`), write the batch it answers,
     /// commit. Answers the version now current. An error means nothing was written, except

@@ -11,8 +11,16 @@
 //! 2. the engine decides the queued commands; one prepared statement writes their changes
 //!    (upserts through `unnest`, the audit lines, the meta row); 3. `COMMIT` (durable).
 //!
-//! The meta row is locked from the first call's execution to the commit: the decision, two
-//! round trips and the WAL flush.
+//! The meta row is locked from the first call's execution to the commit: the decision and two
+//! round trips, but not the WAL flush. The batch commits with `synchronous_commit = off`,
+//! which releases its row locks as soon as the commit record is in the WAL buffers (early
+//! lock release), and [`Store::settle`] then waits for durability on a second connection
+//! (one small transaction writing one WAL message, committed with the site's synchronous
+//! commit, whose flush covers every commit record before it), before any command of the batch
+//! is answered. Another governor may read and build on a commit that is not flushed yet, but
+//! its own commit record comes later in the same WAL, so it cannot become durable (or answer)
+//! without the first one: an answer that was sent never rests on a lost commit. Concurrent
+//! flushes coalesce: one flush settles every batch committed before it started.
 //!
 //! Writers serialize on the one meta row, never on a table lock or an advisory lock; the
 //! rows a batch writes are disjoint from nothing else's, so no deadlock or serialization
@@ -25,6 +33,7 @@
 //! stays linear.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use ::postgres::error::SqlState;
@@ -74,13 +83,14 @@ struct Conn {
 }
 
 /// Phases of a batch transaction, timed when `LEASEKIT_PG_TRACE=1` (see [`Trace`]).
-const PHASES: [&str; 6] = [
+const PHASES: [&str; 7] = [
     "-",
     "begin+lock+fetch",
     "full reload",
     "decide",
     "write",
     "commit",
+    "flush (per flush)",
 ];
 
 /// Where a batch's time goes (`LEASEKIT_PG_TRACE=1`): per phase the total time, plus the
@@ -92,7 +102,8 @@ struct Trace {
     fetched: u64,
     written: u64,
     audit: u64,
-    ns: [u64; 6],
+    flushes: u64,
+    ns: [u64; 7],
 }
 
 impl Trace {
@@ -107,9 +118,17 @@ impl Trace {
             self.audit as f64 / b,
             self.fetched as f64 / b
         );
-        for (name, ns) in PHASES.iter().zip(self.ns).filter(|p| *p.0 != "-") {
-            s.push_str(&format!(" {name} {:.3}", ns as f64 / b / 1e6));
+        for (i, (name, ns)) in PHASES.iter().zip(self.ns).enumerate() {
+            let per = if i == 6 {
+                self.flushes.max(1) as f64
+            } else {
+                b
+            };
+            if *name != "-" {
+                s.push_str(&format!(" {name} {:.3}", ns as f64 / per / 1e6));
+            }
         }
+        s.push_str(&format!("; {} flushes", self.flushes));
         s
     }
 }
@@ -120,7 +139,26 @@ pub struct PostgresStore {
     config: Config,
     shown: String,
     conn: Mutex<Option<Conn>>,
+    /// The connection that waits for durability ([`Store::settle`]).
+    flush: Mutex<Flusher>,
+    /// Transactions this store ended (committed, or read-only): a ticket count.
+    ended: AtomicU64,
+    /// The version and audit head this store last saw or wrote: an unchanged version with
+    /// another head (a commit lost by a server crash, then the version reached again by
+    /// another governor) reloads everything.
+    last: Mutex<Option<(i64, String)>>,
+    /// Commit without waiting for the flush and settle after the locks are released (the
+    /// default); `LEASEKIT_PG_SETTLE=commit` makes each batch's `COMMIT` wait for its flush
+    /// under the lock instead (the earlier design, kept for comparison in `make bench-fleet`).
+    early_release: bool,
     trace: Option<Mutex<Trace>>,
+}
+
+/// The durability side of a store: its own connection and how far it has flushed.
+struct Flusher {
+    client: Option<Client>,
+    /// Every transaction ended before this ticket is durable.
+    durable: u64,
 }
 
 impl Drop for PostgresStore {
@@ -258,6 +296,13 @@ fn internal(msg: impl Into<String>) -> Error {
     Error::new(ErrorCode::InternalError, msg)
 }
 
+/// What a batch transaction needs of its store besides the connection.
+struct Ctx<'a> {
+    trace: Option<&'a Mutex<Trace>>,
+    last: &'a Mutex<Option<(i64, String)>>,
+    early_release: bool,
+}
+
 /// Where a transaction failed.
 enum Failure {
     /// Before the decision: nothing decided, may be retried.
@@ -299,6 +344,13 @@ impl PostgresStore {
             config,
             shown,
             conn: Mutex::new(None),
+            flush: Mutex::new(Flusher {
+                client: None,
+                durable: 0,
+            }),
+            ended: AtomicU64::new(0),
+            last: Mutex::new(None),
+            early_release: std::env::var_os("LEASEKIT_PG_SETTLE").is_none_or(|v| v != "commit"),
             trace: std::env::var_os("LEASEKIT_PG_TRACE")
                 .is_some_and(|v| v == "1")
                 .then(|| Mutex::new(Trace::default())),
@@ -306,6 +358,15 @@ impl PostgresStore {
         let conn = store.connect()?;
         *store.conn.lock().unwrap_or_else(|p| p.into_inner()) = Some(conn);
         Ok(store)
+    }
+
+    /// `true`: each batch's `COMMIT` waits for its WAL flush while it holds the meta row (the
+    /// earlier design; what `LEASEKIT_PG_SETTLE=commit` selects at open). `false` (the
+    /// default): commit, release the locks, then wait for durability in [`Store::settle`].
+    /// Both answer only durable decisions; `make bench-fleet` measures one beside the other.
+    pub fn settle_at_commit(mut self, yes: bool) -> PostgresStore {
+        self.early_release = !yes;
+        self
     }
 
     fn connect(&self) -> crate::Result<Conn> {
@@ -324,6 +385,78 @@ impl PostgresStore {
             write: client.prepare(WRITE_SQL).map_err(pg_err)?,
         };
         Ok(Conn { client, st })
+    }
+
+    /// The durability connection (application name `leasekit-settle ...`): the site's `synchronous_commit`, except that `off` is
+    /// raised to `on` (a flush that does not wait would settle nothing).
+    fn connect_flush(&self) -> crate::Result<Client> {
+        // Named apart, so `connected_governors` counts each governor once.
+        let mut config = self.config.clone();
+        let name = config.get_application_name().unwrap_or_default();
+        config.application_name(&name.replacen("leasekit-governor", "leasekit-settle", 1));
+        let mut client = config.connect(NoTls).map_err(pg_err)?;
+        client
+            .batch_execute("SET statement_timeout = '60s'")
+            .map_err(pg_err)?;
+        let level = client
+            .simple_query("SHOW synchronous_commit")
+            .map_err(pg_err)?
+            .into_iter()
+            .find_map(|m| match m {
+                SimpleQueryMessage::Row(r) => r.get(0).map(str::to_string),
+                _ => None,
+            })
+            .unwrap_or_default();
+        if level == "off" {
+            client
+                .batch_execute("SET synchronous_commit = on")
+                .map_err(pg_err)?;
+        }
+        Ok(client)
+    }
+
+    /// Makes durable every transaction this store ended before the call (see the module
+    /// documentation). One flush settles all the batches ended before it started.
+    fn settle_all(&self) -> crate::Result<()> {
+        if !self.early_release {
+            return Ok(());
+        }
+        let want = self.ended.load(Ordering::Acquire);
+        let mut f = self.flush.lock().unwrap_or_else(|p| p.into_inner());
+        if f.durable >= want {
+            return Ok(());
+        }
+        let target = self.ended.load(Ordering::Acquire);
+        let started = Instant::now();
+        if f.client.as_ref().is_none_or(|c| c.is_closed()) {
+            f.client = None;
+            f.client = Some(self.connect_flush()?);
+        }
+        let client = f.client.as_mut().expect("connected");
+        // A transactional WAL record makes this commit wait for its flush (a transaction
+        // that only took an id, or wrote nothing, commits without waiting), and the flush
+        // covers every commit record before it in the WAL. Any role may call it, at any
+        // `wal_level`; logical decoding, if any, sees a message under this prefix.
+        match client
+            .batch_execute("SELECT pg_catalog.pg_logical_emit_message(true, 'leasekit.settle', '')")
+        {
+            Ok(()) => {
+                f.durable = target;
+                if let Some(tr) = &self.trace {
+                    let mut tr = tr.lock().unwrap_or_else(|p| p.into_inner());
+                    tr.flushes += 1;
+                    tr.ns[6] += started.elapsed().as_nanos() as u64;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                f.client = None;
+                Err(unavailable(format!(
+                    "PostgreSQL: waiting for the commit to be durable failed, its outcome is \
+                     unknown ({e}); retry with the same idempotencyKey"
+                )))
+            }
+        }
     }
 
     fn with_conn<R>(&self, f: impl FnOnce(&mut Conn) -> crate::Result<R>) -> crate::Result<R> {
@@ -395,8 +528,9 @@ impl PostgresStore {
         conn: &mut Conn,
         seen: Option<u64>,
         decide: &mut Decide<'_>,
-        trace: Option<&Mutex<Trace>>,
+        ctx: &Ctx<'_>,
     ) -> Result<u64, Failure> {
+        let trace = ctx.trace;
         let Conn { client, st } = conn;
         let mut t = Trace::default();
         let mut at = Instant::now();
@@ -410,14 +544,21 @@ impl PostgresStore {
             client,
             done: false,
         };
-        // Round trip 1: begin, lock the meta row, fetch what changed since `seen`.
+        // Round trip 1: begin (committing without waiting for the flush, which
+        // `settle` waits for after the locks are released), lock the meta row, fetch what
+        // changed since `seen`.
         let seen_i = seen.map(|v| v as i64);
         let arg = seen_i.map_or_else(|| "NULL".to_string(), |v| v.to_string());
         let msgs = open
             .client
             .simple_query(&format!(
-                "BEGIN ISOLATION LEVEL READ COMMITTED; \
-                 SELECT kind, rkey, rbody FROM leasekit.begin_batch({arg}::int8)"
+                "BEGIN ISOLATION LEVEL READ COMMITTED; {}\
+                 SELECT kind, rkey, rbody FROM leasekit.begin_batch({arg}::int8)",
+                if ctx.early_release {
+                    "SET LOCAL synchronous_commit = off; "
+                } else {
+                    ""
+                }
             ))
             .map_err(Failure::Before)?;
         lap(&mut t, 1);
@@ -451,9 +592,13 @@ impl PostgresStore {
             )));
         };
         t.fetched += rows.len() as u64;
+        let mut last = ctx.last.lock().unwrap_or_else(|p| p.into_inner());
+        let same = last
+            .as_ref()
+            .is_some_and(|(v, h)| *v == ver && *h == audit_head);
         let refresh = if fresh {
             Refresh::Full(None)
-        } else if seen_i == Some(ver) {
+        } else if seen_i == Some(ver) && same {
             Refresh::Unchanged
         } else {
             let meta = meta.ok_or_else(|| Failure::Decide(internal("meta row vanished")))?;
@@ -475,17 +620,20 @@ impl PostgresStore {
             open.client
                 .batch_execute("ROLLBACK")
                 .map_err(|e| Failure::Write(pg_err(e)))?;
+            *last = Some((ver, audit_head));
             return Ok(ver as u64);
         }
         // Round trips 2 and 3: one statement writes everything, then COMMIT (durable).
         let next = ver + 1;
-        Self::write(open.client, st, &batch, next, audit_count, &audit_head)
+        *last = None;
+        let head = Self::write(open.client, st, &batch, next, audit_count, &audit_head)
             .map_err(Failure::Write)?;
         lap(&mut t, 4);
         open.client
             .batch_execute("COMMIT")
             .map_err(Failure::Commit)?;
         open.done = true;
+        *last = Some((next, head));
         lap(&mut t, 5);
         if let Some(tr) = trace {
             let mut tr = tr.lock().unwrap_or_else(|p| p.into_inner());
@@ -508,7 +656,7 @@ impl PostgresStore {
         next: i64,
         audit_count: i64,
         audit_head: &str,
-    ) -> crate::Result<()> {
+    ) -> crate::Result<String> {
         let mut l_id = Vec::new();
         let mut l_body: Vec<Option<&str>> = Vec::new();
         let mut l_status: Vec<Option<&str>> = Vec::new();
@@ -648,7 +796,7 @@ impl PostgresStore {
                 ))
                 .map_err(pg_err)?;
         }
-        Ok(())
+        Ok(head)
     }
 }
 
@@ -728,6 +876,10 @@ impl Store for PostgresStore {
         PostgresStore::connected_governors(self).map(Some)
     }
 
+    fn settle(&self) -> crate::Result<()> {
+        self.settle_all()
+    }
+
     fn transact(&self, seen: Option<u64>, decide: &mut Decide<'_>) -> crate::Result<u64> {
         let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         let mut attempt = 0;
@@ -738,8 +890,16 @@ impl Store for PostgresStore {
                 *guard = Some(self.connect()?);
             }
             let conn = guard.as_mut().expect("connected");
-            match Self::attempt(conn, seen, decide, self.trace.as_ref()) {
-                Ok(v) => return Ok(v),
+            let ctx = Ctx {
+                trace: self.trace.as_ref(),
+                last: &self.last,
+                early_release: self.early_release,
+            };
+            match Self::attempt(conn, seen, decide, &ctx) {
+                Ok(v) => {
+                    self.ended.fetch_add(1, Ordering::AcqRel);
+                    return Ok(v);
+                }
                 Err(Failure::Before(e)) => {
                     let closed = conn.client.is_closed();
                     if closed {
