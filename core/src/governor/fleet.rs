@@ -76,6 +76,8 @@ struct OpenArgs {
 pub(super) struct Fleet {
     q: Mutex<Queue>,
     cv: Condvar,
+    /// Signalled when a command is queued: a leader gathering its batch waits on it.
+    arrivals: Condvar,
     seen: Mutex<Option<u64>>,
     args: OpenArgs,
     window: Duration,
@@ -121,6 +123,7 @@ impl Fleet {
                     last_batch: 0,
                 }),
                 cv: Condvar::new(),
+                arrivals: Condvar::new(),
                 seen: Mutex::new(Some(seen)),
                 args: OpenArgs {
                     policy,
@@ -151,6 +154,7 @@ impl Fleet {
             out: None,
             slot: slot.clone(),
         }));
+        self.arrivals.notify_one();
         loop {
             if let Some(r) = lock(&slot).take() {
                 return r;
@@ -159,10 +163,15 @@ impl Fleet {
             // queued to lead.
             if !q.leader && !q.jobs.is_empty() {
                 q.leader = true;
+                // Gather: wait up to the window for as many commands as the last batch had
+                // (the callers it answered come back one by one).
                 if q.last_batch > 1 && !self.window.is_zero() {
-                    drop(q);
-                    std::thread::sleep(self.window);
-                    q = lock(&self.q);
+                    let target = q.last_batch;
+                    q = self
+                        .arrivals
+                        .wait_timeout_while(q, self.window, |q| q.jobs.len() < target)
+                        .map(|(g, _)| g)
+                        .unwrap_or_else(|p| p.into_inner().0);
                 }
                 let jobs = std::mem::take(&mut q.jobs);
                 q.last_batch = jobs.len();
