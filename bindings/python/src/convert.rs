@@ -253,27 +253,28 @@ pub fn budget_to_py<'py>(
     Ok(dict)
 }
 
-/// A caller-given amount map `{currency: amount}` (amounts as `Decimal`, `str` or `int`), read
-/// with core's one rule for such maps (`leasekit::wire::Amounts`: signed, since a remaining
-/// amount may be negative after an overspend). Only the dict's own items are read.
+/// A caller-given amount map `{currency: amount}`, read with core's one rule for such maps
+/// (`leasekit::wire::Amounts`, docs/semantics.md 6). The Python data crosses as plain data:
+/// a `str` or `decimal.Decimal` amount as its exact text, an `int` or `float` as a JSON number,
+/// which core refuses (an amount map takes strings only); anything but a dict is refused too.
 pub fn amounts_from_py(obj: &Bound<'_, PyAny>) -> PyResult<wire::Amounts> {
+    let value = py_to_json(obj)?;
+    crate::errors::attached(obj.py(), || wire::Amounts::from_value(value, "amounts"))
+}
+
+/// A `str` or `os.PathLike` argument (a store or socket path) as text, through [`str_of`].
+pub fn path_text(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     let py = obj.py();
-    let dict = obj
-        .cast::<PyDict>()
-        .map_err(|_| bad(py, "amounts must be a dict {currency: amount}".into()))?;
-    let mut map = Map::new();
-    for (k, v) in dict.iter() {
-        let currency = k
-            .cast::<PyString>()
-            .map_err(|_| bad(py, "amount currencies must be str".into()))?;
-        map.insert(
-            str_of(currency, "currency")?.to_owned(),
-            Value::String(amount_text(&v)?),
-        );
-    }
-    crate::errors::attached(py, || {
-        wire::Amounts::from_value(Value::Object(map), "amounts")
-    })
+    let text = match obj.cast::<PyString>() {
+        Ok(s) => s.clone(),
+        Err(_) => py
+            .import("os")?
+            .getattr("fspath")?
+            .call1((obj,))?
+            .cast_into::<PyString>()
+            .map_err(|_| bad(py, format!("the {what} must be a str path")))?,
+    };
+    Ok(str_of(&text, what)?.to_owned())
 }
 
 /// A timestamp from an aware `datetime` (any offset; converted exactly to UTC) or an RFC 3339

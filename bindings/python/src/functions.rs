@@ -154,24 +154,37 @@ struct SubsetArgs {
 }
 
 impl SubsetArgs {
+    /// `parent_remaining` and any other keyword (`other`) cross as plain data to core's
+    /// `wire::SubsetOptions`, which reads the amount map with its one rule and refuses an
+    /// unknown key; the constraints are read by core's constraints reader (they may also be a
+    /// `LeaseConstraints` or JSON text).
     fn new(
         child: &Bound<'_, PyAny>,
         parent: &Bound<'_, PyAny>,
         parent_remaining: Option<&Bound<'_, PyAny>>,
         child_constraints: Option<&Bound<'_, PyAny>>,
         parent_constraints: Option<&Bound<'_, PyAny>>,
+        other: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
+        let py = child.py();
+        let (child, parent) = (lease_from_py(child)?, lease_from_py(parent)?);
+        let mut options = serde_json::Map::new();
+        if let Some(r) = parent_remaining.filter(|r| !r.is_none()) {
+            options.insert("parent_remaining".to_owned(), py_to_json(r)?);
+        }
+        for (key, value) in other.into_iter().flat_map(|d| d.iter()) {
+            let key = key.cast_into::<PyString>()?;
+            options.insert(str_of(&key, "option name")?.to_owned(), py_to_json(&value)?);
+        }
+        let mut options = attached(py, || {
+            wire::SubsetOptions::from_value(options.into(), wire::KeyStyle::Snake)
+        })?;
+        options.child_constraints = Some(constraints_from_py(child_constraints)?);
+        options.parent_constraints = Some(constraints_from_py(parent_constraints)?);
         Ok(SubsetArgs {
-            child: lease_from_py(child)?,
-            parent: lease_from_py(parent)?,
-            options: wire::SubsetOptions {
-                parent_remaining: parent_remaining
-                    .filter(|r| !r.is_none())
-                    .map(amounts_from_py)
-                    .transpose()?,
-                child_constraints: Some(constraints_from_py(child_constraints)?),
-                parent_constraints: Some(constraints_from_py(parent_constraints)?),
-            },
+            child,
+            parent,
+            options,
         })
     }
 
@@ -185,9 +198,11 @@ impl SubsetArgs {
 }
 
 /// Whether `child` is a subset of `parent` (exact pattern-language inclusion, budget within the
-/// parent's remaining, expiry not later). Invalid input raises InvalidRequest.
+/// parent's remaining, expiry not later). `parent_remaining` is an amount map of `str` or
+/// `Decimal` amounts; any other keyword is an unknown option (InvalidRequest). Invalid input
+/// raises InvalidRequest.
 #[pyfunction]
-#[pyo3(signature = (child, parent, *, parent_remaining=None, child_constraints=None, parent_constraints=None))]
+#[pyo3(signature = (child, parent, *, parent_remaining=None, child_constraints=None, parent_constraints=None, **options))]
 pub fn is_lease_subset(
     py: Python<'_>,
     child: &Bound<'_, PyAny>,
@@ -195,6 +210,7 @@ pub fn is_lease_subset(
     parent_remaining: Option<&Bound<'_, PyAny>>,
     child_constraints: Option<&Bound<'_, PyAny>>,
     parent_constraints: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<bool> {
     let args = SubsetArgs::new(
         child,
@@ -202,6 +218,7 @@ pub fn is_lease_subset(
         parent_remaining,
         child_constraints,
         parent_constraints,
+        options,
     )?;
     detached(py, || Ok(args.is_subset()))
 }
@@ -209,7 +226,7 @@ pub fn is_lease_subset(
 /// Like is_lease_subset but raises LeaseSubsetViolation whose `.details` name the capability,
 /// the child pattern and a witness the parent does not cover.
 #[pyfunction]
-#[pyo3(signature = (child, parent, *, parent_remaining=None, child_constraints=None, parent_constraints=None))]
+#[pyo3(signature = (child, parent, *, parent_remaining=None, child_constraints=None, parent_constraints=None, **options))]
 pub fn check_lease_subset(
     py: Python<'_>,
     child: &Bound<'_, PyAny>,
@@ -217,6 +234,7 @@ pub fn check_lease_subset(
     parent_remaining: Option<&Bound<'_, PyAny>>,
     child_constraints: Option<&Bound<'_, PyAny>>,
     parent_constraints: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<()> {
     let args = SubsetArgs::new(
         child,
@@ -224,6 +242,7 @@ pub fn check_lease_subset(
         parent_remaining,
         child_constraints,
         parent_constraints,
+        options,
     )?;
     detached(py, || args.check())
 }

@@ -11,7 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use serde_json::Value;
 
-use crate::convert::{json_to_py, py_to_json, timestamp_from_py, timestamp_to_py};
+use crate::convert::{
+    json_to_py, path_text, py_to_json, str_of, timestamp_from_py, timestamp_to_py,
+};
 use crate::errors::{attached, detached, invalid, to_py_err};
 
 /// Python data (dict, JSON text or None) as JSON text for core; `what` names it in errors.
@@ -25,14 +27,9 @@ pub(crate) fn json_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<S
     Ok(py_to_json(obj)?.to_string())
 }
 
-/// A `str` argument, lone surrogates refused with `INVALID_REQUEST`.
+/// A `str` argument through the one text conversion (lone surrogates: `INVALID_REQUEST`).
 pub(crate) fn text(s: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
-    match s.to_str() {
-        Ok(t) => Ok(t.to_owned()),
-        Err(_) => attached(s.py(), || {
-            Err(invalid(format!("{what} is not valid Unicode text")))
-        }),
-    }
+    Ok(str_of(s, what)?.to_owned())
 }
 
 /// Core's answer (JSON text) as Python data.
@@ -69,15 +66,7 @@ impl PyGovernorCore {
         policy: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let store = match store.cast::<PyString>() {
-            Ok(s) => text(s, "store")?,
-            // pathlib.Path and other os.PathLike values.
-            Err(_) => py
-                .import("os")?
-                .getattr("fspath")?
-                .call1((store,))?
-                .extract::<String>()?,
-        };
+        let store = path_text(store, "store")?;
         let policy = json_arg(policy, "policy")?;
         let options = json_arg(options, "options")?;
         let gov = detached(py, || EmbeddedGovernor::open(&store, &policy, &options))?;

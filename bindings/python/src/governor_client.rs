@@ -9,6 +9,7 @@ use leasekit::governor::client::{ClientOptions, GovernorClient};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
+use crate::convert::path_text;
 use crate::errors::{detached, invalid, to_py_err};
 use crate::governor::{answer, json_arg, text};
 
@@ -38,18 +39,10 @@ impl PyGovernorClientCore {
         socket: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let socket = match socket.filter(|s| !s.is_none()) {
-            None => None,
-            Some(s) => Some(match s.cast::<PyString>() {
-                Ok(s) => text(s, "socket")?,
-                // pathlib.Path and other os.PathLike values.
-                Err(_) => py
-                    .import("os")?
-                    .getattr("fspath")?
-                    .call1((s,))?
-                    .extract::<String>()?,
-            }),
-        };
+        let socket = socket
+            .filter(|s| !s.is_none())
+            .map(|s| path_text(s, "socket"))
+            .transpose()?;
         let options = json_arg(options, "options")?;
         let client = detached(py, || {
             let options = ClientOptions::from_json(&options)?;

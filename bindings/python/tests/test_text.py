@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Tuple
 
+import pathlib
+
 import pytest
 
 import leasekit as lk
@@ -70,6 +72,12 @@ CALLS: List[Tuple[str, Callable[[], Any]]] = [
     ("evaluate_policy.action", lambda: lk.evaluate_policy(AGENTFILE, "p", LOW, "r")),
     ("evaluate_policy.resource", lambda: lk.evaluate_policy(AGENTFILE, "p", "a", LOW)),
     ("evaluate_policy.context", lambda: lk.evaluate_policy(AGENTFILE, "p", "a", "r", {"k": LOW})),
+    ("Governor.open.store", lambda: lk.Governor.open(LOW)),
+    ("Governor.open.path", lambda: lk.Governor.open(pathlib.PurePosixPath("/tmp/" + LOW))),
+    ("Governor.open.policy", lambda: lk.Governor.open("memory", {LOW: 1})),
+    ("Governor.open.options", lambda: lk.Governor.open("memory", None, '{"ids": "' + LOW + '"}')),
+    ("GovernorClient.connect.socket", lambda: lk.GovernorClient.connect("/tmp/" + LOW)),
+    ("GovernorClient.connect.path", lambda: lk.GovernorClient.connect(pathlib.PurePosixPath("/tmp/" + LOW))),
 ]
 
 
