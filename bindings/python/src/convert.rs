@@ -4,13 +4,13 @@
 use std::collections::BTreeMap;
 
 use leasekit::{Decimal, Timestamp, wire};
-use pyo3::exceptions::PyUnicodeEncodeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::{Map, Value};
 
-use crate::errors::invalid;
+use crate::error::{attached, invalid};
+use crate::text::{str_of, text};
 
 static DECIMAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -42,49 +42,8 @@ fn epoch(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
 }
 
 /// A Python error from a core error (shorthand used by the converters).
-fn bad(py: Python<'_>, message: String) -> PyErr {
-    crate::errors::to_py_err(py, invalid(message))
-}
-
-/// The UTF-8 text of a Python `str`: the one conversion every string argument goes through. A
-/// `str` holding a lone surrogate has no UTF-8 form and is `InvalidRequest` (never a
-/// `UnicodeEncodeError`, never replaced): the core must check exactly the caller's text.
-pub fn str_of<'a>(s: &'a Bound<'_, PyString>, what: &str) -> PyResult<&'a str> {
-    s.to_str().map_err(|e| not_unicode(s.py(), e, what))
-}
-
-/// A `UnicodeEncodeError` (a lone surrogate) as `InvalidRequest`; any other error unchanged.
-fn not_unicode(py: Python<'_>, err: PyErr, what: &str) -> PyErr {
-    if err.is_instance_of::<PyUnicodeEncodeError>(py) {
-        bad(
-            py,
-            format!("the {what} contains a lone surrogate (not valid Unicode)"),
-        )
-    } else {
-        err
-    }
-}
-
-/// A `str` argument, borrowed as UTF-8 with the rule of [`str_of`]. A non-`str` is a
-/// `TypeError`, as for any Python argument of the wrong type.
-pub struct Text<'a>(&'a str);
-
-impl<'a, 'py> FromPyObject<'a, 'py> for Text<'a> {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        <&'a str>::extract(obj)
-            .map(Text)
-            .map_err(|e| not_unicode(obj.py(), e, "argument"))
-    }
-}
-
-impl std::ops::Deref for Text<'_> {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        self.0
-    }
+pub(crate) fn bad(py: Python<'_>, message: String) -> PyErr {
+    crate::error::to_py_err(py, invalid(message))
 }
 
 /// Converts JSON to Python (`dict`, `list`, `str`, `int`, `float`, `bool`, `None`).
@@ -233,7 +192,7 @@ pub fn amount_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
 /// Parses an amount argument through core's AMOUNT syntax.
 pub fn amount_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Decimal> {
     let text = amount_text(obj)?;
-    crate::errors::attached(obj.py(), || leasekit::parse_amount(&text))
+    crate::error::attached(obj.py(), || leasekit::parse_amount(&text))
 }
 
 /// A core decimal as a Python `decimal.Decimal` (normalized, no trailing zeros).
@@ -259,22 +218,7 @@ pub fn budget_to_py<'py>(
 /// which core refuses (an amount map takes strings only); anything but a dict is refused too.
 pub fn amounts_from_py(obj: &Bound<'_, PyAny>) -> PyResult<wire::Amounts> {
     let value = py_to_json(obj)?;
-    crate::errors::attached(obj.py(), || wire::Amounts::from_value(value, "amounts"))
-}
-
-/// A `str` or `os.PathLike` argument (a store or socket path) as text, through [`str_of`].
-pub fn path_text(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
-    let py = obj.py();
-    let text = match obj.cast::<PyString>() {
-        Ok(s) => s.clone(),
-        Err(_) => py
-            .import("os")?
-            .getattr("fspath")?
-            .call1((obj,))?
-            .cast_into::<PyString>()
-            .map_err(|_| bad(py, format!("the {what} must be a str path")))?,
-    };
-    Ok(str_of(&text, what)?.to_owned())
+    crate::error::attached(obj.py(), || wire::Amounts::from_value(value, "amounts"))
 }
 
 /// A timestamp from an aware `datetime` (any offset; converted exactly to UTC) or an RFC 3339
@@ -283,7 +227,7 @@ pub fn timestamp_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Timestamp> {
     let py = obj.py();
     if let Ok(s) = obj.cast::<PyString>() {
         let text = str_of(s, "time")?;
-        return crate::errors::attached(py, || leasekit::parse_expires_at(text));
+        return crate::error::attached(py, || leasekit::parse_expires_at(text));
     }
     if !obj.is_instance(datetime_type(py)?)? {
         return Err(bad(
@@ -318,4 +262,24 @@ pub fn timestamp_to_py(py: Python<'_>, t: Timestamp) -> PyResult<Bound<'_, PyAny
         .import(py, "datetime", "timedelta")?
         .call((), Some(&kwargs))?;
     epoch(py)?.call_method1("__add__", (delta,))
+}
+
+/// Python data (dict, JSON text or None) as JSON text for core; `what` names it in errors.
+pub(crate) fn json_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<String> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok("{}".to_string());
+    };
+    if let Ok(s) = obj.cast::<PyString>() {
+        return text(s, what);
+    }
+    Ok(py_to_json(obj)?.to_string())
+}
+
+/// Core's answer (JSON text) as Python data.
+pub(crate) fn answer<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
+    let v: Value = attached(py, || {
+        serde_json::from_str(json)
+            .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))
+    })?;
+    json_to_py(py, &v)
 }

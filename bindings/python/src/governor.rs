@@ -9,37 +9,10 @@ use leasekit::governor::EmbeddedGovernor;
 use leasekit::governor::wire::decode_request_frame;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use serde_json::Value;
 
-use crate::convert::{
-    json_to_py, path_text, py_to_json, str_of, timestamp_from_py, timestamp_to_py,
-};
-use crate::errors::{attached, detached, invalid, to_py_err};
-
-/// Python data (dict, JSON text or None) as JSON text for core; `what` names it in errors.
-pub(crate) fn json_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<String> {
-    let Some(obj) = obj.filter(|o| !o.is_none()) else {
-        return Ok("{}".to_string());
-    };
-    if let Ok(s) = obj.cast::<PyString>() {
-        return text(s, what);
-    }
-    Ok(py_to_json(obj)?.to_string())
-}
-
-/// A `str` argument through the one text conversion (lone surrogates: `INVALID_REQUEST`).
-pub(crate) fn text(s: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
-    Ok(str_of(s, what)?.to_owned())
-}
-
-/// Core's answer (JSON text) as Python data.
-pub(crate) fn answer<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
-    let v: Value = attached(py, || {
-        serde_json::from_str(json)
-            .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))
-    })?;
-    json_to_py(py, &v)
-}
+use crate::convert::{answer, json_arg, json_to_py, timestamp_from_py, timestamp_to_py};
+use crate::error::{attached, detached, invalid, to_py_err};
+use crate::text::{path_text, text};
 
 /// The native embedded governor behind `leasekit.Governor`.
 #[pyclass(name = "GovernorCore", module = "leasekit._native", frozen)]

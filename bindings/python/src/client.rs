@@ -9,9 +9,9 @@ use leasekit::governor::client::{ClientOptions, GovernorClient};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use crate::convert::path_text;
-use crate::errors::{detached, invalid, to_py_err};
-use crate::governor::{answer, json_arg, text};
+use crate::convert::{answer, json_arg};
+use crate::error::{detached, invalid, to_py_err};
+use crate::text::{path_text, text};
 
 /// The native daemon client behind `leasekit.GovernorClient`.
 #[pyclass(name = "GovernorClientCore", module = "leasekit._native", frozen)]
