@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde::Serialize;
 
-use crate::convert::{json_to_py, py_to_json};
-use crate::error::{attached, detached};
+use crate::convert::py_to_json;
+use crate::error::{attached, detached, json_to_py};
 use crate::lease::PyLease;
 use crate::text::Text;
 

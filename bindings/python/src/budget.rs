@@ -3,8 +3,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
-use crate::convert::{amount_text, amounts_from_py, budget_to_py, decimal_to_py};
-use crate::error::attached;
+use crate::convert::{amount_from_py, amount_text, amounts_from_py, budget_to_py, decimal_to_py};
+use crate::error::{attached, invalid_err};
 use crate::lease::lease_from_py;
 use crate::text::{Text, str_of};
 
@@ -27,7 +27,7 @@ pub fn parse_amount<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny
 /// Normalized text of an amount (no trailing zeros), e.g. Decimal("2.50") -> "2.5".
 #[pyfunction]
 pub fn format_amount(value: &Bound<'_, PyAny>) -> PyResult<String> {
-    let d = crate::convert::amount_from_py(value)?;
+    let d = amount_from_py(value)?;
     attached(value.py(), || Ok(leasekit::format_amount(&d)))
 }
 
@@ -59,20 +59,19 @@ pub fn check_budget_remaining(remaining: &Bound<'_, PyAny>) -> PyResult<()> {
 /// The items of a list/tuple of `str`; anything else is InvalidRequest.
 fn str_items(seq: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let py = seq.py();
-    let bad = |m: &str| crate::error::to_py_err(py, crate::error::invalid(m));
     // Read from the list's or tuple's own storage, never through an overridable `__iter__`.
     let items: Vec<Bound<'_, PyAny>> = if let Ok(list) = seq.cast::<PyList>() {
         list.iter().collect()
     } else if let Ok(tuple) = seq.cast::<pyo3::types::PyTuple>() {
         tuple.iter().collect()
     } else {
-        return Err(bad("expected a list of budget entry strings"));
+        return Err(invalid_err(py, "expected a list of budget entry strings"));
     };
     let mut out = Vec::new();
     for item in items {
         let s = item
             .cast::<PyString>()
-            .map_err(|_| bad("budget entries must be str"))?;
+            .map_err(|_| invalid_err(py, "budget entries must be str"))?;
         out.push(str_of(s, "budget entry")?.to_owned());
     }
     Ok(out)

@@ -10,8 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::convert::{answer, json_arg};
-use crate::error::{detached, invalid, to_py_err};
-use crate::text::{path_text, text};
+use crate::error::{detached, invalid_err};
+use crate::text::{path_text, str_of};
 
 /// The native daemon client behind `leasekit.GovernorClient`.
 #[pyclass(name = "GovernorClientCore", module = "leasekit._native", frozen)]
@@ -24,7 +24,7 @@ impl PyGovernorClientCore {
     /// The open client (an `Arc` clone, so the lock is not held during a call).
     fn client(&self, py: Python<'_>) -> PyResult<Arc<GovernorClient>> {
         let c = self.inner.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        c.ok_or_else(|| to_py_err(py, invalid("the governor client is closed")))
+        c.ok_or_else(|| invalid_err(py, "the governor client is closed"))
     }
 }
 
@@ -67,7 +67,7 @@ impl PyGovernorClientCore {
         command: &Bound<'py, PyString>,
         payload: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let command = text(command, "command")?;
+        let command = str_of(command, "command")?.to_owned();
         let payload = json_arg(payload, "payload")?;
         let client = self.client(py)?;
         let out = detached(py, || client.call_json(&command, &payload))?;
@@ -82,8 +82,8 @@ impl PyGovernorClientCore {
         command: &Bound<'_, PyString>,
         payload_json: &Bound<'_, PyString>,
     ) -> PyResult<String> {
-        let command = text(command, "command")?;
-        let payload = text(payload_json, "payload_json")?;
+        let command = str_of(command, "command")?.to_owned();
+        let payload = str_of(payload_json, "payload_json")?.to_owned();
         let client = self.client(py)?;
         detached(py, || Ok(client.handle(&command, &payload)))
     }

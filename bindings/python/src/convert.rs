@@ -1,5 +1,6 @@
-//! Type conversions between Python values and core values: JSON-like data, decimals
-//! (always through their exact text, never floats) and timestamps (aware `datetime` or RFC 3339).
+//! Thin adapters between Python values and core's values and wire layer (`leasekit::wire`):
+//! Python data to JSON for core's readers, decimals (always through their exact text, never
+//! floats), amount maps, timestamps (aware `datetime` or RFC 3339) and core's JSON answers.
 
 use std::collections::BTreeMap;
 
@@ -9,8 +10,8 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::{Map, Value};
 
-use crate::error::{attached, invalid};
-use crate::text::{str_of, text};
+use crate::error::{attached, invalid_err, json_to_py};
+use crate::text::str_of;
 
 static DECIMAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -41,49 +42,6 @@ fn epoch(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     Ok(e.bind(py))
 }
 
-/// A Python error from a core error (shorthand used by the converters).
-pub(crate) fn bad(py: Python<'_>, message: String) -> PyErr {
-    crate::error::to_py_err(py, invalid(message))
-}
-
-/// Converts JSON to Python (`dict`, `list`, `str`, `int`, `float`, `bool`, `None`).
-pub fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match v {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                i.into_pyobject(py)?.into_any()
-            } else if let Some(u) = n.as_u64() {
-                u.into_pyobject(py)?.into_any()
-            } else {
-                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
-            }
-        }
-        Value::String(s) => PyString::new(py, s).into_any(),
-        Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(json_to_py(py, item)?)?;
-            }
-            list.into_any()
-        }
-        Value::Object(m) => json_map_to_py(py, m)?.into_any(),
-    })
-}
-
-/// Converts a JSON object to a Python `dict`.
-pub fn json_map_to_py<'py>(
-    py: Python<'py>,
-    m: &Map<String, Value>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    for (k, v) in m {
-        dict.set_item(k, json_to_py(py, v)?)?;
-    }
-    Ok(dict)
-}
-
 /// Converts Python data to JSON. `Decimal` becomes its plain-notation string and an aware
 /// `datetime` its RFC 3339 `Z` string; other types are `INVALID_REQUEST`.
 pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
@@ -104,18 +62,18 @@ pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         if let Ok(u) = obj.extract::<u64>() {
             return Ok(Value::from(u));
         }
-        return Err(bad(py, "integer out of range".into()));
+        return Err(invalid_err(py, "integer out of range"));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return serde_json::Number::from_f64(f.value())
             .map(Value::Number)
-            .ok_or_else(|| bad(py, "NaN and infinity are not JSON".into()));
+            .ok_or_else(|| invalid_err(py, "NaN and infinity are not JSON"));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut m = Map::new();
         for (k, v) in d.iter() {
             let key = k.cast::<PyString>().map_err(|_| {
-                bad(
+                invalid_err(
                     py,
                     format!("object keys must be str, got {}", type_name(&k)),
                 )
@@ -146,7 +104,7 @@ pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     if obj.is_instance(datetime_type(py)?)? {
         return Ok(Value::String(timestamp_from_py(obj)?.to_rfc3339()));
     }
-    Err(bad(
+    Err(invalid_err(
         py,
         format!("unsupported type {} in lease data", type_name(obj)),
     ))
@@ -180,7 +138,7 @@ pub fn amount_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     if obj.get_type().is(decimal_type(py)?) {
         return decimal_text(obj);
     }
-    Err(bad(
+    Err(invalid_err(
         py,
         format!(
             "an amount must be decimal.Decimal, str or int, not {} (binary floats are not exact)",
@@ -192,7 +150,7 @@ pub fn amount_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
 /// Parses an amount argument through core's AMOUNT syntax.
 pub fn amount_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Decimal> {
     let text = amount_text(obj)?;
-    crate::error::attached(obj.py(), || leasekit::parse_amount(&text))
+    attached(obj.py(), || leasekit::parse_amount(&text))
 }
 
 /// A core decimal as a Python `decimal.Decimal` (normalized, no trailing zeros).
@@ -218,7 +176,7 @@ pub fn budget_to_py<'py>(
 /// which core refuses (an amount map takes strings only); anything but a dict is refused too.
 pub fn amounts_from_py(obj: &Bound<'_, PyAny>) -> PyResult<wire::Amounts> {
     let value = py_to_json(obj)?;
-    crate::error::attached(obj.py(), || wire::Amounts::from_value(value, "amounts"))
+    attached(obj.py(), || wire::Amounts::from_value(value, "amounts"))
 }
 
 /// A timestamp from an aware `datetime` (any offset; converted exactly to UTC) or an RFC 3339
@@ -227,10 +185,10 @@ pub fn timestamp_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Timestamp> {
     let py = obj.py();
     if let Ok(s) = obj.cast::<PyString>() {
         let text = str_of(s, "time")?;
-        return crate::error::attached(py, || leasekit::parse_expires_at(text));
+        return attached(py, || leasekit::parse_expires_at(text));
     }
     if !obj.is_instance(datetime_type(py)?)? {
-        return Err(bad(
+        return Err(invalid_err(
             py,
             format!(
                 "a time must be an aware datetime or an RFC 3339 string, not {}",
@@ -239,9 +197,9 @@ pub fn timestamp_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Timestamp> {
         ));
     }
     if obj.call_method0("utcoffset")?.is_none() {
-        return Err(bad(
+        return Err(invalid_err(
             py,
-            "naive datetime: attach a timezone (e.g. timezone.utc)".into(),
+            "naive datetime: attach a timezone (e.g. timezone.utc)",
         ));
     }
     let delta = obj.call_method1("__sub__", (epoch(py)?,))?;
@@ -255,7 +213,7 @@ pub fn timestamp_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Timestamp> {
 /// An aware UTC `datetime` (sub-microsecond digits are truncated: `datetime` has no nanoseconds).
 pub fn timestamp_to_py(py: Python<'_>, t: Timestamp) -> PyResult<Bound<'_, PyAny>> {
     let micros = t.unix_nanos().div_euclid(1_000);
-    let micros = i64::try_from(micros).map_err(|_| bad(py, "time out of range".into()))?;
+    let micros = i64::try_from(micros).map_err(|_| invalid_err(py, "time out of range"))?;
     let kwargs = PyDict::new(py);
     kwargs.set_item("microseconds", micros)?;
     let delta = TIMEDELTA
@@ -270,7 +228,7 @@ pub(crate) fn json_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<S
         return Ok("{}".to_string());
     };
     if let Ok(s) = obj.cast::<PyString>() {
-        return text(s, what);
+        return Ok(str_of(s, what)?.to_owned());
     }
     Ok(py_to_json(obj)?.to_string())
 }

@@ -5,8 +5,8 @@ use leasekit::LeaseConstraints as CoreConstraints;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use crate::convert::{json_to_py, py_to_json, timestamp_from_py, timestamp_to_py};
-use crate::error::{IntoPyResult, attached};
+use crate::convert::{py_to_json, timestamp_from_py, timestamp_to_py};
+use crate::error::{IntoPyResult, attached, json_to_py};
 use crate::text::{Text, str_of};
 
 /// Lease constraints (`expires_at`), built from a datetime or an RFC 3339 string.

@@ -10,9 +10,9 @@ use leasekit::governor::wire::decode_request_frame;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::convert::{answer, json_arg, json_to_py, timestamp_from_py, timestamp_to_py};
-use crate::error::{attached, detached, invalid, to_py_err};
-use crate::text::{path_text, text};
+use crate::convert::{answer, json_arg, timestamp_from_py, timestamp_to_py};
+use crate::error::{attached, detached, invalid_err, json_to_py, to_py_err};
+use crate::text::{path_text, str_of};
 
 /// The native embedded governor behind `leasekit.Governor`.
 #[pyclass(name = "GovernorCore", module = "leasekit._native", frozen)]
@@ -24,7 +24,7 @@ impl PyGovernorCore {
     /// The open governor (a cheap clone, so the lock is not held during a call).
     fn gov(&self, py: Python<'_>) -> PyResult<EmbeddedGovernor> {
         let g = self.inner.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        g.ok_or_else(|| to_py_err(py, invalid("the governor is closed")))
+        g.ok_or_else(|| invalid_err(py, "the governor is closed"))
     }
 }
 
@@ -56,7 +56,7 @@ impl PyGovernorCore {
         command: &Bound<'py, PyString>,
         payload: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let command = text(command, "command")?;
+        let command = str_of(command, "command")?.to_owned();
         let payload = json_arg(payload, "payload")?;
         let gov = self.gov(py)?;
         let out = detached(py, || gov.governor().call_json(&command, &payload))?;
@@ -70,8 +70,8 @@ impl PyGovernorCore {
         command: &Bound<'_, PyString>,
         payload_json: &Bound<'_, PyString>,
     ) -> PyResult<String> {
-        let command = text(command, "command")?;
-        let payload = text(payload_json, "payload_json")?;
+        let command = str_of(command, "command")?.to_owned();
+        let payload = str_of(payload_json, "payload_json")?.to_owned();
         let gov = self.gov(py)?;
         detached(py, || Ok(gov.governor().handle(&command, &payload)))
     }

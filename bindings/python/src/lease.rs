@@ -5,8 +5,8 @@ use leasekit::wire;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use crate::convert::{budget_to_py, json_to_py, py_to_json};
-use crate::error::{attached, detached};
+use crate::convert::{budget_to_py, py_to_json};
+use crate::error::{attached, detached, json_to_py};
 use crate::expiry::constraints_from_py;
 use crate::text::{Text, str_of};
 

@@ -5,8 +5,7 @@ use leasekit::wire;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::convert::json_to_py;
-use crate::error::{attached, detached};
+use crate::error::{attached, detached, json_to_py};
 use crate::expiry::{PyConstraints, constraints_from_py};
 use crate::lease::{PyLease, lease_from_py};
 

@@ -6,7 +6,7 @@ use pyo3::exceptions::PyUnicodeEncodeError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use crate::convert::bad;
+use crate::error::invalid_err;
 
 /// The UTF-8 text of a Python `str`: the one conversion every string argument goes through. A
 /// `str` holding a lone surrogate has no UTF-8 form and is `InvalidRequest` (never a
@@ -18,7 +18,7 @@ pub fn str_of<'a>(s: &'a Bound<'_, PyString>, what: &str) -> PyResult<&'a str> {
 /// A `UnicodeEncodeError` (a lone surrogate) as `InvalidRequest`; any other error unchanged.
 fn not_unicode(py: Python<'_>, err: PyErr, what: &str) -> PyErr {
     if err.is_instance_of::<PyUnicodeEncodeError>(py) {
-        bad(
+        invalid_err(
             py,
             format!("the {what} contains a lone surrogate (not valid Unicode)"),
         )
@@ -59,12 +59,7 @@ pub fn path_text(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
             .getattr("fspath")?
             .call1((obj,))?
             .cast_into::<PyString>()
-            .map_err(|_| bad(py, format!("the {what} must be a str path")))?,
+            .map_err(|_| invalid_err(py, format!("the {what} must be a str path")))?,
     };
     Ok(str_of(&text, what)?.to_owned())
-}
-
-/// A `str` argument through the one text conversion (lone surrogates: `INVALID_REQUEST`).
-pub(crate) fn text(s: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
-    Ok(str_of(s, what)?.to_owned())
 }

@@ -1,4 +1,4 @@
-"""Every string argument goes through one conversion (convert.rs `str_of` / `Text`): a `str`
+"""Every string argument goes through one conversion (text.rs `str_of` / `Text`): a `str`
 holding a lone surrogate has no UTF-8 form and is `InvalidRequest` everywhere, never a
 `UnicodeEncodeError` and never replaced by U+FFFD (docs/decisions.md, "Text crossing a binding")."""
 
