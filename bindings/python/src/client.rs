@@ -9,9 +9,9 @@ use leasekit::governor::client::{ClientOptions, GovernorClient};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use crate::convert::{answer, json_arg};
+use crate::convert::{governor_call, governor_handle, json_arg};
 use crate::error::{detached, invalid_err};
-use crate::text::{path_text, str_of};
+use crate::text::path_text;
 
 /// The native daemon client behind `leasekit.GovernorClient`.
 #[pyclass(name = "GovernorClientCore", module = "leasekit._native", frozen)]
@@ -67,11 +67,8 @@ impl PyGovernorClientCore {
         command: &Bound<'py, PyString>,
         payload: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let command = str_of(command, "command")?.to_owned();
-        let payload = json_arg(payload, "payload")?;
         let client = self.client(py)?;
-        let out = detached(py, || client.call_json(&command, &payload))?;
-        answer(py, &out)
+        governor_call(py, command, payload, |c, p| client.call_json(c, p))
     }
 
     /// handle(command, payload_json): the wire dispatcher over the socket; the response
@@ -82,10 +79,8 @@ impl PyGovernorClientCore {
         command: &Bound<'_, PyString>,
         payload_json: &Bound<'_, PyString>,
     ) -> PyResult<String> {
-        let command = str_of(command, "command")?.to_owned();
-        let payload = str_of(payload_json, "payload_json")?.to_owned();
         let client = self.client(py)?;
-        detached(py, || Ok(client.handle(&command, &payload)))
+        governor_handle(py, command, payload_json, |c, p| client.handle(c, p))
     }
 
     /// The socket path this client talks to.

@@ -10,7 +10,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::{Map, Value};
 
-use crate::error::{attached, invalid_err, json_to_py};
+use crate::error::{attached, detached, invalid_err, json_to_py};
 use crate::text::str_of;
 
 static DECIMAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -40,6 +40,26 @@ fn epoch(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
         )
     })?;
     Ok(e.bind(py))
+}
+
+/// An options object for one of core's wire readers: each named keyword that was passed (a
+/// `None` crosses as `null`, which core reads as "not given") and every keyword in `other`
+/// unchanged, so that core, not the binding, refuses an unknown key.
+pub fn options_value(
+    named: &[(&str, Option<&Bound<'_, PyAny>>)],
+    other: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Value> {
+    let mut options = Map::new();
+    for (key, value) in named {
+        if let Some(v) = value {
+            options.insert((*key).to_owned(), py_to_json(v)?);
+        }
+    }
+    for (key, value) in other.into_iter().flat_map(|d| d.iter()) {
+        let key = key.cast_into::<PyString>()?;
+        options.insert(str_of(&key, "option name")?.to_owned(), py_to_json(&value)?);
+    }
+    Ok(Value::Object(options))
 }
 
 /// Converts Python data to JSON. `Decimal` becomes its plain-notation string and an aware
@@ -240,4 +260,32 @@ pub(crate) fn answer<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, Py
             .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))
     })?;
     json_to_py(py, &v)
+}
+
+/// A governor's strict call (embedded or through the daemon): `command` through the text
+/// conversion, `payload` as JSON text ([`json_arg`]), `call` run with the interpreter lock
+/// released, the answer as Python data.
+pub(crate) fn governor_call<'py>(
+    py: Python<'py>,
+    command: &Bound<'py, PyString>,
+    payload: Option<&Bound<'py, PyAny>>,
+    call: impl FnOnce(&str, &str) -> leasekit::Result<String> + Send,
+) -> PyResult<Bound<'py, PyAny>> {
+    let command = str_of(command, "command")?;
+    let payload = json_arg(payload, "payload")?;
+    let out = detached(py, || call(command, &payload))?;
+    answer(py, &out)
+}
+
+/// A governor's wire dispatcher (embedded or through the daemon): both arguments through the
+/// text conversion, `handle` run with the interpreter lock released; the envelope JSON text.
+pub(crate) fn governor_handle(
+    py: Python<'_>,
+    command: &Bound<'_, PyString>,
+    payload_json: &Bound<'_, PyString>,
+    handle: impl FnOnce(&str, &str) -> String + Send,
+) -> PyResult<String> {
+    let command = str_of(command, "command")?;
+    let payload = str_of(payload_json, "payload_json")?;
+    detached(py, || Ok(handle(command, payload)))
 }

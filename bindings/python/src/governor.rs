@@ -10,9 +10,11 @@ use leasekit::governor::wire::decode_request_frame;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::convert::{answer, json_arg, timestamp_from_py, timestamp_to_py};
+use crate::convert::{
+    governor_call, governor_handle, json_arg, timestamp_from_py, timestamp_to_py,
+};
 use crate::error::{attached, detached, invalid_err, json_to_py, to_py_err};
-use crate::text::{path_text, str_of};
+use crate::text::path_text;
 
 /// The native embedded governor behind `leasekit.Governor`.
 #[pyclass(name = "GovernorCore", module = "leasekit._native", frozen)]
@@ -56,11 +58,8 @@ impl PyGovernorCore {
         command: &Bound<'py, PyString>,
         payload: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let command = str_of(command, "command")?.to_owned();
-        let payload = json_arg(payload, "payload")?;
         let gov = self.gov(py)?;
-        let out = detached(py, || gov.governor().call_json(&command, &payload))?;
-        answer(py, &out)
+        governor_call(py, command, payload, |c, p| gov.governor().call_json(c, p))
     }
 
     /// handle(command, payload_json): the wire dispatcher; the response envelope JSON text.
@@ -70,10 +69,10 @@ impl PyGovernorCore {
         command: &Bound<'_, PyString>,
         payload_json: &Bound<'_, PyString>,
     ) -> PyResult<String> {
-        let command = str_of(command, "command")?.to_owned();
-        let payload = str_of(payload_json, "payload_json")?.to_owned();
         let gov = self.gov(py)?;
-        detached(py, || Ok(gov.governor().handle(&command, &payload)))
+        governor_handle(py, command, payload_json, |c, p| {
+            gov.governor().handle(c, p)
+        })
     }
 
     /// handle_frame(frame): one request frame in, one response frame out.

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use crate::clock::clock_from_py;
 use crate::convert::{
-    amount_from_py, amount_text, budget_to_py, decimal_to_py, py_to_json, timestamp_to_py,
+    amount_from_py, amount_text, budget_to_py, decimal_to_py, options_value, timestamp_to_py,
 };
 use crate::error::{attached, detached};
 use crate::expiry::constraints_from_py;
@@ -66,17 +66,15 @@ impl PyLeaseGuard {
         let constraints = constraints_from_py(constraints)?;
         let clock = clock_from_py(clock)?;
         // The option keys and their rules are core's wire shape.
-        let mut options = serde_json::Map::new();
-        for (key, value) in [
-            ("grace_millis", grace_millis),
-            ("allow_any_model", allow_any_model),
-        ] {
-            if let Some(v) = value {
-                options.insert(key.to_owned(), py_to_json(v)?);
-            }
-        }
+        let options = options_value(
+            &[
+                ("grace_millis", grace_millis),
+                ("allow_any_model", allow_any_model),
+            ],
+            None,
+        )?;
         let opts = attached(lease_py, || {
-            wire::GuardOptions::from_value(options.into(), wire::KeyStyle::Snake)
+            wire::GuardOptions::from_value(options, wire::KeyStyle::Snake)
         })?
         .to_core();
         let inner = attached(lease_py, || {

@@ -5,7 +5,7 @@ use leasekit::wire;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use crate::convert::{budget_to_py, py_to_json};
+use crate::convert::{budget_to_py, options_value, py_to_json};
 use crate::error::{attached, detached, json_to_py};
 use crate::expiry::constraints_from_py;
 use crate::text::{Text, str_of};
@@ -138,16 +138,9 @@ impl SubsetArgs {
     ) -> PyResult<Self> {
         let py = child.py();
         let (child, parent) = (lease_from_py(child)?, lease_from_py(parent)?);
-        let mut options = serde_json::Map::new();
-        if let Some(r) = parent_remaining.filter(|r| !r.is_none()) {
-            options.insert("parent_remaining".to_owned(), py_to_json(r)?);
-        }
-        for (key, value) in other.into_iter().flat_map(|d| d.iter()) {
-            let key = key.cast_into::<PyString>()?;
-            options.insert(str_of(&key, "option name")?.to_owned(), py_to_json(&value)?);
-        }
+        let options = options_value(&[("parent_remaining", parent_remaining)], other)?;
         let mut options = attached(py, || {
-            wire::SubsetOptions::from_value(options.into(), wire::KeyStyle::Snake)
+            wire::SubsetOptions::from_value(options, wire::KeyStyle::Snake)
         })?;
         options.child_constraints = Some(constraints_from_py(child_constraints)?);
         options.parent_constraints = Some(constraints_from_py(parent_constraints)?);
