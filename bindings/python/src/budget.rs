@@ -1,12 +1,14 @@
 //! Budget and amount functions, and `leasekit.BudgetEntry`.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::PyDict;
 
-use crate::convert::{amount_from_py, amount_text, amounts_from_py, budget_to_py, decimal_to_py};
-use crate::error::{attached, invalid_err};
+use crate::convert::{
+    amount_from_py, amount_text, amounts_from_py, budget_to_py, decimal_to_py, py_to_json,
+};
+use crate::error::{attached, invalid};
 use crate::lease::lease_from_py;
-use crate::text::{Text, str_of};
+use crate::text::Text;
 
 /// Parse a `cost.budget` entry such as "USD:2.50" into a BudgetEntry(currency, amount).
 #[pyfunction]
@@ -56,25 +58,13 @@ pub fn check_budget_remaining(remaining: &Bound<'_, PyAny>) -> PyResult<()> {
     attached(remaining.py(), || leasekit::check_budget_remaining(&m.0))
 }
 
-/// The items of a list/tuple of `str`; anything else is InvalidRequest.
+/// The items of a list/tuple of `str` (read as plain data, from its own storage); anything else
+/// is InvalidRequest.
 fn str_items(seq: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    let py = seq.py();
-    // Read from the list's or tuple's own storage, never through an overridable `__iter__`.
-    let items: Vec<Bound<'_, PyAny>> = if let Ok(list) = seq.cast::<PyList>() {
-        list.iter().collect()
-    } else if let Ok(tuple) = seq.cast::<pyo3::types::PyTuple>() {
-        tuple.iter().collect()
-    } else {
-        return Err(invalid_err(py, "expected a list of budget entry strings"));
-    };
-    let mut out = Vec::new();
-    for item in items {
-        let s = item
-            .cast::<PyString>()
-            .map_err(|_| invalid_err(py, "budget entries must be str"))?;
-        out.push(str_of(s, "budget entry")?.to_owned());
-    }
-    Ok(out)
+    let value = py_to_json(seq)?;
+    attached(seq.py(), || {
+        serde_json::from_value(value).map_err(|_| invalid("budget entries must be a list of str"))
+    })
 }
 
 /// A parsed `cost.budget` entry: `currency` (str) and `amount` (Decimal).
