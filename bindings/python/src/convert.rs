@@ -105,18 +105,10 @@ pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     // A list or tuple (or a subclass) is read from its own storage, never through an
     // overridable `__iter__`: exactly the items `len()`, indexing and `json.dumps` see.
     if let Ok(list) = obj.cast::<PyList>() {
-        return list
-            .iter()
-            .map(|item| py_to_json(&item))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
+        return json_array(list.iter());
     }
     if let Ok(tuple) = obj.cast::<PyTuple>() {
-        return tuple
-            .iter()
-            .map(|item| py_to_json(&item))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
+        return json_array(tuple.iter());
     }
     if obj.get_type().is(decimal_type(py)?) {
         return Ok(Value::String(decimal_text(obj)?));
@@ -128,6 +120,14 @@ pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         py,
         format!("unsupported type {} in lease data", type_name(obj)),
     ))
+}
+
+/// A JSON array of the items' JSON forms.
+fn json_array<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<Value> {
+    items
+        .map(|item| py_to_json(&item))
+        .collect::<PyResult<_>>()
+        .map(Value::Array)
 }
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
