@@ -52,6 +52,7 @@ CALLS: List[Tuple[str, Callable[[], Any]]] = [
     ("is_lease_subset.child", lambda: lk.is_lease_subset({"fs.read": [BAD]}, {"fs.read": ["/**"]})),
     ("is_lease_subset.remaining", lambda: lk.is_lease_subset({}, {}, parent_remaining={LOW: "1"})),
     ("check_lease_subset.constraints", lambda: lk.check_lease_subset({}, {}, child_constraints=LOW)),
+    ("is_lease_subset.option name", lambda: lk.is_lease_subset({}, {}, **{LOW: None})),
     ("narrow_lease", lambda: lk.narrow_lease({"fs.read": [BAD]}, {"fs.read": ["/**"]})),
     ("narrow_constraints", lambda: lk.narrow_constraints({"expires_at": LOW}, None)),
     ("ManualClock", lambda: lk.ManualClock(LOW)),
