@@ -7,9 +7,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde::Serialize;
 
-use crate::convert::{Text, json_to_py, py_to_json};
-use crate::errors::{attached, detached};
+use crate::convert::py_to_json;
+use crate::error::{attached, detached, json_to_py};
 use crate::lease::PyLease;
+use crate::text::Text;
 
 /// A core value as Python data through its JSON form.
 fn to_py<'py, T: Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {

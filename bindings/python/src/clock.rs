@@ -7,7 +7,7 @@ use leasekit::{Clock, Error, ErrorCode, Timestamp};
 use pyo3::prelude::*;
 
 use crate::convert::{timestamp_from_py, timestamp_to_py};
-use crate::errors::invalid;
+use crate::error::{invalid, invalid_err};
 
 /// A core clock that calls a Python callable (re-attaching to the interpreter for the call).
 struct PyCallableClock {
@@ -75,8 +75,8 @@ pub fn clock_from_py(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<dyn Clock>>
             callable: obj.clone().unbind(),
         }));
     }
-    Err(crate::errors::to_py_err(
+    Err(invalid_err(
         obj.py(),
-        invalid("clock must be None, a ManualClock or a callable returning an aware datetime"),
+        "clock must be None, a ManualClock or a callable returning an aware datetime",
     ))
 }

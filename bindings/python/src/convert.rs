@@ -1,16 +1,17 @@
-//! Type conversions between Python values and core values: JSON-like data, decimals
-//! (always through their exact text, never floats) and timestamps (aware `datetime` or RFC 3339).
+//! Thin adapters between Python values and core's values and wire layer (`leasekit::wire`):
+//! Python data to JSON for core's readers, decimals (always through their exact text, never
+//! floats), amount maps, timestamps (aware `datetime` or RFC 3339) and core's JSON answers.
 
 use std::collections::BTreeMap;
 
 use leasekit::{Decimal, Timestamp, wire};
-use pyo3::exceptions::PyUnicodeEncodeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::{Map, Value};
 
-use crate::errors::invalid;
+use crate::error::{attached, detached, invalid_err, json_to_py};
+use crate::text::str_of;
 
 static DECIMAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static DATETIME: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -41,88 +42,24 @@ fn epoch(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     Ok(e.bind(py))
 }
 
-/// A Python error from a core error (shorthand used by the converters).
-fn bad(py: Python<'_>, message: String) -> PyErr {
-    crate::errors::to_py_err(py, invalid(message))
-}
-
-/// The UTF-8 text of a Python `str`: the one conversion every string argument goes through. A
-/// `str` holding a lone surrogate has no UTF-8 form and is `InvalidRequest` (never a
-/// `UnicodeEncodeError`, never replaced): the core must check exactly the caller's text.
-pub fn str_of<'a>(s: &'a Bound<'_, PyString>, what: &str) -> PyResult<&'a str> {
-    s.to_str().map_err(|e| not_unicode(s.py(), e, what))
-}
-
-/// A `UnicodeEncodeError` (a lone surrogate) as `InvalidRequest`; any other error unchanged.
-fn not_unicode(py: Python<'_>, err: PyErr, what: &str) -> PyErr {
-    if err.is_instance_of::<PyUnicodeEncodeError>(py) {
-        bad(
-            py,
-            format!("the {what} contains a lone surrogate (not valid Unicode)"),
-        )
-    } else {
-        err
-    }
-}
-
-/// A `str` argument, borrowed as UTF-8 with the rule of [`str_of`]. A non-`str` is a
-/// `TypeError`, as for any Python argument of the wrong type.
-pub struct Text<'a>(&'a str);
-
-impl<'a, 'py> FromPyObject<'a, 'py> for Text<'a> {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        <&'a str>::extract(obj)
-            .map(Text)
-            .map_err(|e| not_unicode(obj.py(), e, "argument"))
-    }
-}
-
-impl std::ops::Deref for Text<'_> {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        self.0
-    }
-}
-
-/// Converts JSON to Python (`dict`, `list`, `str`, `int`, `float`, `bool`, `None`).
-pub fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match v {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                i.into_pyobject(py)?.into_any()
-            } else if let Some(u) = n.as_u64() {
-                u.into_pyobject(py)?.into_any()
-            } else {
-                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
-            }
+/// An options object for one of core's wire readers: each named keyword that was passed (a
+/// `None` crosses as `null`, which core reads as "not given") and every keyword in `other`
+/// unchanged, so that core, not the binding, refuses an unknown key.
+pub fn options_value(
+    named: &[(&str, Option<&Bound<'_, PyAny>>)],
+    other: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Value> {
+    let mut options = Map::new();
+    for (key, value) in named {
+        if let Some(v) = value {
+            options.insert((*key).to_owned(), py_to_json(v)?);
         }
-        Value::String(s) => PyString::new(py, s).into_any(),
-        Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(json_to_py(py, item)?)?;
-            }
-            list.into_any()
-        }
-        Value::Object(m) => json_map_to_py(py, m)?.into_any(),
-    })
-}
-
-/// Converts a JSON object to a Python `dict`.
-pub fn json_map_to_py<'py>(
-    py: Python<'py>,
-    m: &Map<String, Value>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    for (k, v) in m {
-        dict.set_item(k, json_to_py(py, v)?)?;
     }
-    Ok(dict)
+    for (key, value) in other.into_iter().flat_map(|d| d.iter()) {
+        let key = key.cast_into::<PyString>()?;
+        options.insert(str_of(&key, "option name")?.to_owned(), py_to_json(&value)?);
+    }
+    Ok(Value::Object(options))
 }
 
 /// Converts Python data to JSON. `Decimal` becomes its plain-notation string and an aware
@@ -145,18 +82,18 @@ pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         if let Ok(u) = obj.extract::<u64>() {
             return Ok(Value::from(u));
         }
-        return Err(bad(py, "integer out of range".into()));
+        return Err(invalid_err(py, "integer out of range"));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return serde_json::Number::from_f64(f.value())
             .map(Value::Number)
-            .ok_or_else(|| bad(py, "NaN and infinity are not JSON".into()));
+            .ok_or_else(|| invalid_err(py, "NaN and infinity are not JSON"));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut m = Map::new();
         for (k, v) in d.iter() {
             let key = k.cast::<PyString>().map_err(|_| {
-                bad(
+                invalid_err(
                     py,
                     format!("object keys must be str, got {}", type_name(&k)),
                 )
@@ -168,18 +105,10 @@ pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     // A list or tuple (or a subclass) is read from its own storage, never through an
     // overridable `__iter__`: exactly the items `len()`, indexing and `json.dumps` see.
     if let Ok(list) = obj.cast::<PyList>() {
-        return list
-            .iter()
-            .map(|item| py_to_json(&item))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
+        return json_array(list.iter());
     }
     if let Ok(tuple) = obj.cast::<PyTuple>() {
-        return tuple
-            .iter()
-            .map(|item| py_to_json(&item))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
+        return json_array(tuple.iter());
     }
     if obj.get_type().is(decimal_type(py)?) {
         return Ok(Value::String(decimal_text(obj)?));
@@ -187,10 +116,18 @@ pub fn py_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     if obj.is_instance(datetime_type(py)?)? {
         return Ok(Value::String(timestamp_from_py(obj)?.to_rfc3339()));
     }
-    Err(bad(
+    Err(invalid_err(
         py,
         format!("unsupported type {} in lease data", type_name(obj)),
     ))
+}
+
+/// A JSON array of the items' JSON forms.
+fn json_array<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<Value> {
+    items
+        .map(|item| py_to_json(&item))
+        .collect::<PyResult<_>>()
+        .map(Value::Array)
 }
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
@@ -221,7 +158,7 @@ pub fn amount_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     if obj.get_type().is(decimal_type(py)?) {
         return decimal_text(obj);
     }
-    Err(bad(
+    Err(invalid_err(
         py,
         format!(
             "an amount must be decimal.Decimal, str or int, not {} (binary floats are not exact)",
@@ -233,7 +170,7 @@ pub fn amount_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
 /// Parses an amount argument through core's AMOUNT syntax.
 pub fn amount_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Decimal> {
     let text = amount_text(obj)?;
-    crate::errors::attached(obj.py(), || leasekit::parse_amount(&text))
+    attached(obj.py(), || leasekit::parse_amount(&text))
 }
 
 /// A core decimal as a Python `decimal.Decimal` (normalized, no trailing zeros).
@@ -253,27 +190,13 @@ pub fn budget_to_py<'py>(
     Ok(dict)
 }
 
-/// A caller-given amount map `{currency: amount}` (amounts as `Decimal`, `str` or `int`), read
-/// with core's one rule for such maps (`leasekit::wire::Amounts`: signed, since a remaining
-/// amount may be negative after an overspend). Only the dict's own items are read.
+/// A caller-given amount map `{currency: amount}`, read with core's one rule for such maps
+/// (`leasekit::wire::Amounts`, docs/semantics.md 6). The Python data crosses as plain data:
+/// a `str` or `decimal.Decimal` amount as its exact text, an `int` or `float` as a JSON number,
+/// which core refuses (an amount map takes strings only); anything but a dict is refused too.
 pub fn amounts_from_py(obj: &Bound<'_, PyAny>) -> PyResult<wire::Amounts> {
-    let py = obj.py();
-    let dict = obj
-        .cast::<PyDict>()
-        .map_err(|_| bad(py, "amounts must be a dict {currency: amount}".into()))?;
-    let mut map = Map::new();
-    for (k, v) in dict.iter() {
-        let currency = k
-            .cast::<PyString>()
-            .map_err(|_| bad(py, "amount currencies must be str".into()))?;
-        map.insert(
-            str_of(currency, "currency")?.to_owned(),
-            Value::String(amount_text(&v)?),
-        );
-    }
-    crate::errors::attached(py, || {
-        wire::Amounts::from_value(Value::Object(map), "amounts")
-    })
+    let value = py_to_json(obj)?;
+    attached(obj.py(), || wire::Amounts::from_value(value, "amounts"))
 }
 
 /// A timestamp from an aware `datetime` (any offset; converted exactly to UTC) or an RFC 3339
@@ -282,10 +205,10 @@ pub fn timestamp_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Timestamp> {
     let py = obj.py();
     if let Ok(s) = obj.cast::<PyString>() {
         let text = str_of(s, "time")?;
-        return crate::errors::attached(py, || leasekit::parse_expires_at(text));
+        return attached(py, || leasekit::parse_expires_at(text));
     }
     if !obj.is_instance(datetime_type(py)?)? {
-        return Err(bad(
+        return Err(invalid_err(
             py,
             format!(
                 "a time must be an aware datetime or an RFC 3339 string, not {}",
@@ -294,9 +217,9 @@ pub fn timestamp_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Timestamp> {
         ));
     }
     if obj.call_method0("utcoffset")?.is_none() {
-        return Err(bad(
+        return Err(invalid_err(
             py,
-            "naive datetime: attach a timezone (e.g. timezone.utc)".into(),
+            "naive datetime: attach a timezone (e.g. timezone.utc)",
         ));
     }
     let delta = obj.call_method1("__sub__", (epoch(py)?,))?;
@@ -310,11 +233,59 @@ pub fn timestamp_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Timestamp> {
 /// An aware UTC `datetime` (sub-microsecond digits are truncated: `datetime` has no nanoseconds).
 pub fn timestamp_to_py(py: Python<'_>, t: Timestamp) -> PyResult<Bound<'_, PyAny>> {
     let micros = t.unix_nanos().div_euclid(1_000);
-    let micros = i64::try_from(micros).map_err(|_| bad(py, "time out of range".into()))?;
+    let micros = i64::try_from(micros).map_err(|_| invalid_err(py, "time out of range"))?;
     let kwargs = PyDict::new(py);
     kwargs.set_item("microseconds", micros)?;
     let delta = TIMEDELTA
         .import(py, "datetime", "timedelta")?
         .call((), Some(&kwargs))?;
     epoch(py)?.call_method1("__add__", (delta,))
+}
+
+/// Python data (dict, JSON text or None) as JSON text for core; `what` names it in errors.
+pub(crate) fn json_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<String> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok("{}".to_string());
+    };
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(str_of(s, what)?.to_owned());
+    }
+    Ok(py_to_json(obj)?.to_string())
+}
+
+/// Core's answer (JSON text) as Python data.
+pub(crate) fn answer<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
+    let v: Value = attached(py, || {
+        serde_json::from_str(json)
+            .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))
+    })?;
+    json_to_py(py, &v)
+}
+
+/// A governor's strict call (embedded or through the daemon): `command` through the text
+/// conversion, `payload` as JSON text ([`json_arg`]), `call` run with the interpreter lock
+/// released, the answer as Python data.
+pub(crate) fn governor_call<'py>(
+    py: Python<'py>,
+    command: &Bound<'py, PyString>,
+    payload: Option<&Bound<'py, PyAny>>,
+    call: impl FnOnce(&str, &str) -> leasekit::Result<String> + Send,
+) -> PyResult<Bound<'py, PyAny>> {
+    let command = str_of(command, "command")?;
+    let payload = json_arg(payload, "payload")?;
+    let out = detached(py, || call(command, &payload))?;
+    answer(py, &out)
+}
+
+/// A governor's wire dispatcher (embedded or through the daemon): both arguments through the
+/// text conversion, `handle` run with the interpreter lock released; the envelope JSON text.
+pub(crate) fn governor_handle(
+    py: Python<'_>,
+    command: &Bound<'_, PyString>,
+    payload_json: &Bound<'_, PyString>,
+    handle: impl FnOnce(&str, &str) -> String + Send,
+) -> PyResult<String> {
+    let command = str_of(command, "command")?;
+    let payload = str_of(payload_json, "payload_json")?;
+    detached(py, || Ok(handle(command, payload)))
 }

@@ -9,40 +9,12 @@ use leasekit::governor::EmbeddedGovernor;
 use leasekit::governor::wire::decode_request_frame;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use serde_json::Value;
 
-use crate::convert::{json_to_py, py_to_json, timestamp_from_py, timestamp_to_py};
-use crate::errors::{attached, detached, invalid, to_py_err};
-
-/// Python data (dict, JSON text or None) as JSON text for core; `what` names it in errors.
-pub(crate) fn json_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<String> {
-    let Some(obj) = obj.filter(|o| !o.is_none()) else {
-        return Ok("{}".to_string());
-    };
-    if let Ok(s) = obj.cast::<PyString>() {
-        return text(s, what);
-    }
-    Ok(py_to_json(obj)?.to_string())
-}
-
-/// A `str` argument, lone surrogates refused with `INVALID_REQUEST`.
-pub(crate) fn text(s: &Bound<'_, PyString>, what: &str) -> PyResult<String> {
-    match s.to_str() {
-        Ok(t) => Ok(t.to_owned()),
-        Err(_) => attached(s.py(), || {
-            Err(invalid(format!("{what} is not valid Unicode text")))
-        }),
-    }
-}
-
-/// Core's answer (JSON text) as Python data.
-pub(crate) fn answer<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
-    let v: Value = attached(py, || {
-        serde_json::from_str(json)
-            .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))
-    })?;
-    json_to_py(py, &v)
-}
+use crate::convert::{
+    governor_call, governor_handle, json_arg, timestamp_from_py, timestamp_to_py,
+};
+use crate::error::{attached, detached, invalid_err, json_to_py, to_py_err};
+use crate::text::path_text;
 
 /// The native embedded governor behind `leasekit.Governor`.
 #[pyclass(name = "GovernorCore", module = "leasekit._native", frozen)]
@@ -54,7 +26,7 @@ impl PyGovernorCore {
     /// The open governor (a cheap clone, so the lock is not held during a call).
     fn gov(&self, py: Python<'_>) -> PyResult<EmbeddedGovernor> {
         let g = self.inner.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        g.ok_or_else(|| to_py_err(py, invalid("the governor is closed")))
+        g.ok_or_else(|| invalid_err(py, "the governor is closed"))
     }
 }
 
@@ -69,15 +41,7 @@ impl PyGovernorCore {
         policy: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let store = match store.cast::<PyString>() {
-            Ok(s) => text(s, "store")?,
-            // pathlib.Path and other os.PathLike values.
-            Err(_) => py
-                .import("os")?
-                .getattr("fspath")?
-                .call1((store,))?
-                .extract::<String>()?,
-        };
+        let store = path_text(store, "store")?;
         let policy = json_arg(policy, "policy")?;
         let options = json_arg(options, "options")?;
         let gov = detached(py, || EmbeddedGovernor::open(&store, &policy, &options))?;
@@ -94,11 +58,8 @@ impl PyGovernorCore {
         command: &Bound<'py, PyString>,
         payload: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let command = text(command, "command")?;
-        let payload = json_arg(payload, "payload")?;
         let gov = self.gov(py)?;
-        let out = detached(py, || gov.governor().call_json(&command, &payload))?;
-        answer(py, &out)
+        governor_call(py, command, payload, |c, p| gov.governor().call_json(c, p))
     }
 
     /// handle(command, payload_json): the wire dispatcher; the response envelope JSON text.
@@ -108,10 +69,10 @@ impl PyGovernorCore {
         command: &Bound<'_, PyString>,
         payload_json: &Bound<'_, PyString>,
     ) -> PyResult<String> {
-        let command = text(command, "command")?;
-        let payload = text(payload_json, "payload_json")?;
         let gov = self.gov(py)?;
-        detached(py, || Ok(gov.governor().handle(&command, &payload)))
+        governor_handle(py, command, payload_json, |c, p| {
+            gov.governor().handle(c, p)
+        })
     }
 
     /// handle_frame(frame): one request frame in, one response frame out.

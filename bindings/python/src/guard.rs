@@ -1,5 +1,6 @@
-//! `leasekit.LeaseGuard`: the thread-safe runtime gate. Every call releases the interpreter
-//! lock while core works, so many Python threads can share one guard.
+//! `leasekit.LeaseGuard`, the thread-safe runtime gate, and `leasekit.Metric`, what it emits.
+//! Every call releases the interpreter lock while core works, so many Python threads can share
+//! one guard.
 
 use leasekit::{LeaseGuard, wire};
 use pyo3::prelude::*;
@@ -8,11 +9,12 @@ use std::borrow::Cow;
 
 use crate::clock::clock_from_py;
 use crate::convert::{
-    Text, amount_from_py, amount_text, budget_to_py, py_to_json, str_of, timestamp_to_py,
+    amount_from_py, amount_text, budget_to_py, decimal_to_py, options_value, timestamp_to_py,
 };
-use crate::errors::{attached, detached};
-use crate::lease::{PyLease, constraints_from_py, lease_from_py};
-use crate::values::PyMetric;
+use crate::error::{attached, detached};
+use crate::expiry::constraints_from_py;
+use crate::lease::{PyLease, lease_from_py};
+use crate::text::{Text, str_of};
 
 /// Enforces one lease: expiry, budget, capability and pattern checks, spend metrics and
 /// delegation. Safe to share between threads.
@@ -64,17 +66,15 @@ impl PyLeaseGuard {
         let constraints = constraints_from_py(constraints)?;
         let clock = clock_from_py(clock)?;
         // The option keys and their rules are core's wire shape.
-        let mut options = serde_json::Map::new();
-        for (key, value) in [
-            ("grace_millis", grace_millis),
-            ("allow_any_model", allow_any_model),
-        ] {
-            if let Some(v) = value {
-                options.insert(key.to_owned(), py_to_json(v)?);
-            }
-        }
+        let options = options_value(
+            &[
+                ("grace_millis", grace_millis),
+                ("allow_any_model", allow_any_model),
+            ],
+            None,
+        )?;
         let opts = attached(lease_py, || {
-            wire::GuardOptions::from_value(options.into(), wire::KeyStyle::Snake)
+            wire::GuardOptions::from_value(options, wire::KeyStyle::Snake)
         })?
         .to_core();
         let inner = attached(lease_py, || {
@@ -198,5 +198,63 @@ impl PyLeaseGuard {
             self.inner.lease().to_json(),
             self.inner.is_closed()
         )
+    }
+}
+
+/// A metric emitted by a guard (e.g. `cost.budget.remaining`); `value` is a Decimal.
+#[pyclass(name = "Metric", module = "leasekit", frozen, get_all)]
+pub struct PyMetric {
+    /// Metric name.
+    name: String,
+    /// Metric value (decimal.Decimal).
+    value: Py<PyAny>,
+    /// Unit (the currency for budget metrics).
+    unit: String,
+}
+
+impl PyMetric {
+    /// Converts a core metric.
+    pub fn from_core(py: Python<'_>, m: &leasekit::Metric) -> PyResult<Self> {
+        Ok(PyMetric {
+            name: m.name.clone(),
+            value: decimal_to_py(py, &m.value)?.unbind(),
+            unit: m.unit.clone(),
+        })
+    }
+
+    /// Converts a list of core metrics.
+    pub fn list(py: Python<'_>, ms: &[leasekit::Metric]) -> PyResult<Vec<PyMetric>> {
+        ms.iter().map(|m| PyMetric::from_core(py, m)).collect()
+    }
+}
+
+#[pymethods]
+impl PyMetric {
+    /// {"name", "value" (Decimal), "unit"}.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("name", &self.name)?;
+        d.set_item("value", self.value.bind(py))?;
+        d.set_item("unit", &self.unit)?;
+        Ok(d)
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(o) = other.cast::<PyMetric>() else {
+            return Ok(false);
+        };
+        let o = o.get();
+        Ok(o.name == self.name
+            && o.unit == self.unit
+            && o.value.bind(py).eq(self.value.bind(py))?)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "Metric(name={:?}, value=Decimal('{}'), unit={:?})",
+            self.name,
+            self.value.bind(py).str()?,
+            self.unit
+        ))
     }
 }

@@ -1,14 +1,14 @@
-//! `leasekit.Lease` and `leasekit.LeaseConstraints`, plus the helpers that accept either the
-//! class or plain Python data (dict / JSON string) wherever a lease or constraints are expected.
+//! `leasekit.Lease` (and the helper that accepts a `Lease`, a dict or a JSON string wherever a
+//! lease is expected), lease validation, the subset check and `lint_lease`.
 
-use leasekit::LeaseConstraints as CoreConstraints;
+use leasekit::wire;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use crate::convert::{
-    Text, budget_to_py, json_to_py, py_to_json, str_of, timestamp_from_py, timestamp_to_py,
-};
-use crate::errors::{IntoPyResult, attached};
+use crate::convert::{budget_to_py, options_value, py_to_json};
+use crate::error::{attached, detached, json_to_py};
+use crate::expiry::constraints_from_py;
+use crate::text::{Text, str_of};
 
 /// An ARCP lease: capability name -> list of patterns, validated and canonicalized by core.
 #[pyclass(name = "Lease", module = "leasekit", frozen)]
@@ -86,49 +86,6 @@ impl PyLease {
     }
 }
 
-/// Lease constraints (`expires_at`), built from a datetime or an RFC 3339 string.
-#[pyclass(name = "LeaseConstraints", module = "leasekit", frozen)]
-#[derive(Clone)]
-pub struct PyConstraints {
-    /// The core constraints.
-    pub inner: CoreConstraints,
-}
-
-#[pymethods]
-impl PyConstraints {
-    /// LeaseConstraints(expires_at=None): `expires_at` is an aware datetime or a strict RFC 3339
-    /// `Z` string.
-    #[new]
-    #[pyo3(signature = (expires_at=None))]
-    fn new(expires_at: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let expires_at = match expires_at {
-            Some(v) if !v.is_none() => Some(timestamp_from_py(v)?),
-            _ => None,
-        };
-        Ok(PyConstraints {
-            inner: CoreConstraints { expires_at },
-        })
-    }
-
-    /// The expiry as an aware UTC datetime, or None.
-    #[getter]
-    fn expires_at<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.inner
-            .expires_at
-            .map(|t| timestamp_to_py(py, t))
-            .transpose()
-    }
-
-    /// The constraints as a dict ({"expires_at": "...Z"} or {}).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_to_py(py, &self.inner.to_value())
-    }
-
-    fn __repr__(&self) -> String {
-        format!("LeaseConstraints({})", self.inner.to_value())
-    }
-}
-
 /// A core lease from a `Lease`, a dict or a JSON string.
 pub fn lease_from_py(obj: &Bound<'_, PyAny>) -> PyResult<leasekit::Lease> {
     let py = obj.py();
@@ -143,19 +100,127 @@ pub fn lease_from_py(obj: &Bound<'_, PyAny>) -> PyResult<leasekit::Lease> {
     attached(py, || leasekit::Lease::from_value(&value))
 }
 
-/// Core constraints from None, a `LeaseConstraints`, a dict or a JSON string.
-pub fn constraints_from_py(obj: Option<&Bound<'_, PyAny>>) -> PyResult<CoreConstraints> {
-    let Some(obj) = obj.filter(|o| !o.is_none()) else {
-        return Ok(CoreConstraints { expires_at: None });
+/// Check a lease's shape (dict or JSON string); raises InvalidRequest when invalid.
+#[pyfunction]
+pub fn validate_lease_shape(py: Python<'_>, lease: &Bound<'_, PyAny>) -> PyResult<()> {
+    let value = match lease.cast::<PyLease>() {
+        Ok(l) => l.get().inner.to_value(),
+        Err(_) => match lease.cast::<PyString>() {
+            Ok(s) => {
+                let text = str_of(s, "lease")?;
+                attached(py, || Ok(leasekit::Lease::from_json(text)?.to_value()))?
+            }
+            Err(_) => py_to_json(lease)?,
+        },
     };
-    let py = obj.py();
-    if let Ok(c) = obj.cast::<PyConstraints>() {
-        return Ok(c.get().inner);
+    attached(py, || leasekit::validate_lease_shape(&value))
+}
+
+/// Inputs of a subset question, converted from Python; the options are core's wire shape.
+struct SubsetArgs {
+    child: leasekit::Lease,
+    parent: leasekit::Lease,
+    options: wire::SubsetOptions,
+}
+
+impl SubsetArgs {
+    /// `parent_remaining` and any other keyword (`other`) cross as plain data to core's
+    /// `wire::SubsetOptions`, which reads the amount map with its one rule and refuses an
+    /// unknown key; the constraints are read by core's constraints reader (they may also be a
+    /// `LeaseConstraints` or JSON text).
+    fn new(
+        child: &Bound<'_, PyAny>,
+        parent: &Bound<'_, PyAny>,
+        parent_remaining: Option<&Bound<'_, PyAny>>,
+        child_constraints: Option<&Bound<'_, PyAny>>,
+        parent_constraints: Option<&Bound<'_, PyAny>>,
+        other: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let py = child.py();
+        let (child, parent) = (lease_from_py(child)?, lease_from_py(parent)?);
+        let options = options_value(&[("parent_remaining", parent_remaining)], other)?;
+        let mut options = attached(py, || {
+            wire::SubsetOptions::from_value(options, wire::KeyStyle::Snake)
+        })?;
+        options.child_constraints = Some(constraints_from_py(child_constraints)?);
+        options.parent_constraints = Some(constraints_from_py(parent_constraints)?);
+        Ok(SubsetArgs {
+            child,
+            parent,
+            options,
+        })
     }
-    if let Ok(s) = obj.cast::<PyString>() {
-        let text = str_of(s, "constraints")?;
-        return attached(py, || CoreConstraints::from_json(text));
+
+    fn check(&self) -> leasekit::Result<()> {
+        leasekit::check_lease_subset(&self.child, &self.parent, &self.options.as_core())
     }
-    let value = py_to_json(obj)?;
-    CoreConstraints::from_value(&value).py(py)
+
+    fn is_subset(&self) -> bool {
+        leasekit::is_lease_subset(&self.child, &self.parent, &self.options.as_core())
+    }
+}
+
+/// Whether `child` is a subset of `parent` (exact pattern-language inclusion, budget within the
+/// parent's remaining, expiry not later). `parent_remaining` is an amount map of `str` or
+/// `Decimal` amounts; any other keyword is an unknown option (InvalidRequest). Invalid input
+/// raises InvalidRequest.
+#[pyfunction]
+#[pyo3(signature = (child, parent, *, parent_remaining=None, child_constraints=None, parent_constraints=None, **options))]
+pub fn is_lease_subset(
+    py: Python<'_>,
+    child: &Bound<'_, PyAny>,
+    parent: &Bound<'_, PyAny>,
+    parent_remaining: Option<&Bound<'_, PyAny>>,
+    child_constraints: Option<&Bound<'_, PyAny>>,
+    parent_constraints: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<bool> {
+    let args = SubsetArgs::new(
+        child,
+        parent,
+        parent_remaining,
+        child_constraints,
+        parent_constraints,
+        options,
+    )?;
+    detached(py, || Ok(args.is_subset()))
+}
+
+/// Like is_lease_subset but raises LeaseSubsetViolation whose `.details` name the capability,
+/// the child pattern and a witness the parent does not cover.
+#[pyfunction]
+#[pyo3(signature = (child, parent, *, parent_remaining=None, child_constraints=None, parent_constraints=None, **options))]
+pub fn check_lease_subset(
+    py: Python<'_>,
+    child: &Bound<'_, PyAny>,
+    parent: &Bound<'_, PyAny>,
+    parent_remaining: Option<&Bound<'_, PyAny>>,
+    child_constraints: Option<&Bound<'_, PyAny>>,
+    parent_constraints: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<()> {
+    let args = SubsetArgs::new(
+        child,
+        parent,
+        parent_remaining,
+        child_constraints,
+        parent_constraints,
+        options,
+    )?;
+    detached(py, || args.check())
+}
+
+/// Lease-writing mistakes (core's lint): a list of warnings
+/// `{"code","capability","pattern","message","hint"}`; empty for a clean lease. An invalid
+/// lease is InvalidRequest.
+#[pyfunction]
+pub fn lint_lease<'py>(lease: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = lease.py();
+    let lease = lease_from_py(lease)?;
+    let warnings = attached(py, || {
+        let json = leasekit::lint_lease_json(&lease.to_json())?;
+        serde_json::from_str::<serde_json::Value>(&json)
+            .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))
+    })?;
+    json_to_py(py, &warnings["warnings"])
 }

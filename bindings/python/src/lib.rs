@@ -4,15 +4,18 @@
 //! crate. The public Python surface is re-exported by `python/leasekit/__init__.py`.
 
 mod agentfile;
+mod budget;
+mod client;
 mod clock;
 mod convert;
-mod errors;
-mod functions;
+mod error;
+mod expiry;
 mod governor;
-mod governor_client;
 mod guard;
 mod lease;
-mod values;
+mod names;
+mod narrow;
+mod text;
 
 use pyo3::prelude::*;
 
@@ -20,31 +23,31 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lease::PyLease>()?;
-    m.add_class::<lease::PyConstraints>()?;
+    m.add_class::<expiry::PyConstraints>()?;
     m.add_class::<guard::PyLeaseGuard>()?;
     m.add_class::<clock::PyManualClock>()?;
-    m.add_class::<values::PyMetric>()?;
-    m.add_class::<values::PyBudgetEntry>()?;
-    m.add_class::<functions::PyNarrowed>()?;
-    m.add_function(wrap_pyfunction!(errors::error_codes, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::is_reserved_capability_name, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::is_valid_capability_name, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::validate_lease_shape, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::canonicalize_target, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::validate_pattern, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::match_pattern, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::parse_budget_amount, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::check_budget_remaining, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::parse_amount, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::format_amount, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::sum_budget_entries, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::initial_budget, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::parse_expires_at, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::validate_lease_constraints, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::is_lease_subset, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::check_lease_subset, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::narrow_lease, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::narrow_constraints, m)?)?;
+    m.add_class::<guard::PyMetric>()?;
+    m.add_class::<budget::PyBudgetEntry>()?;
+    m.add_class::<narrow::PyNarrowed>()?;
+    m.add_function(wrap_pyfunction!(error::error_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(names::is_reserved_capability_name, m)?)?;
+    m.add_function(wrap_pyfunction!(names::is_valid_capability_name, m)?)?;
+    m.add_function(wrap_pyfunction!(lease::validate_lease_shape, m)?)?;
+    m.add_function(wrap_pyfunction!(names::canonicalize_target, m)?)?;
+    m.add_function(wrap_pyfunction!(names::validate_pattern, m)?)?;
+    m.add_function(wrap_pyfunction!(names::match_pattern, m)?)?;
+    m.add_function(wrap_pyfunction!(budget::parse_budget_amount, m)?)?;
+    m.add_function(wrap_pyfunction!(budget::check_budget_remaining, m)?)?;
+    m.add_function(wrap_pyfunction!(budget::parse_amount, m)?)?;
+    m.add_function(wrap_pyfunction!(budget::format_amount, m)?)?;
+    m.add_function(wrap_pyfunction!(budget::sum_budget_entries, m)?)?;
+    m.add_function(wrap_pyfunction!(budget::initial_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(expiry::parse_expires_at, m)?)?;
+    m.add_function(wrap_pyfunction!(expiry::validate_lease_constraints, m)?)?;
+    m.add_function(wrap_pyfunction!(lease::is_lease_subset, m)?)?;
+    m.add_function(wrap_pyfunction!(lease::check_lease_subset, m)?)?;
+    m.add_function(wrap_pyfunction!(narrow::narrow_lease, m)?)?;
+    m.add_function(wrap_pyfunction!(narrow::narrow_constraints, m)?)?;
     m.add_class::<agentfile::PyAgentfile>()?;
     m.add_function(wrap_pyfunction!(agentfile::parse_agentfile, m)?)?;
     m.add_function(wrap_pyfunction!(agentfile::lint, m)?)?;
@@ -57,7 +60,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(agentfile::evaluate_policy, m)?)?;
     m.add_class::<governor::PyGovernorCore>()?;
     m.add_function(wrap_pyfunction!(governor::decode_frame, m)?)?;
-    m.add_class::<governor_client::PyGovernorClientCore>()?;
-    m.add_function(wrap_pyfunction!(functions::lint_lease, m)?)?;
+    m.add_class::<client::PyGovernorClientCore>()?;
+    m.add_function(wrap_pyfunction!(lease::lint_lease, m)?)?;
     Ok(())
 }

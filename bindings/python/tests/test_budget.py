@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from decimal import Decimal
 
 import pytest
@@ -59,3 +60,6 @@ def test_sum_budget_entries() -> None:
         lk.sum_budget_entries(["USD:1", 2])  # type: ignore[list-item]
     with pytest.raises(lk.InvalidRequest):
         lk.sum_budget_entries("USD:1")  # type: ignore[arg-type]
+    for bad in ({"USD:1": 1}, [Decimal("1")], [None], [["USD:1"]], [datetime(2030, 1, 1, tzinfo=timezone.utc)]):
+        with pytest.raises(lk.InvalidRequest):
+            lk.sum_budget_entries(bad)  # type: ignore[arg-type]

@@ -47,17 +47,6 @@ def _lease(value: Any) -> lk.Lease:
     return lk.Lease.from_json(json.dumps(value))
 
 
-def _remaining(m: Dict[str, Any]) -> Dict[str, Any]:
-    """Decimal strings go in as Decimal (the type users pass); anything else is handed over
-    unchanged for the binding to reject."""
-    return {k: Decimal(v) if isinstance(v, str) and _is_plain_decimal(v) else v for k, v in m.items()}
-
-
-def _is_plain_decimal(text: str) -> bool:
-    body = text[1:] if text.startswith("-") else text
-    return body.replace(".", "", 1).isdigit() and not body.startswith(".") and not body.endswith(".")
-
-
 # ---------------------------------------------------------------- ops
 
 
@@ -83,14 +72,10 @@ def op_match(inp: Dict[str, Any]) -> Any:
 
 
 def op_subset(inp: Dict[str, Any]) -> Any:
-    remaining = inp.get("parent_remaining")
-    return lk.is_lease_subset(
-        _lease(inp["child"]),
-        _lease(inp["parent"]),
-        parent_remaining=_remaining(remaining) if remaining is not None else None,
-        child_constraints=inp.get("child_constraints"),
-        parent_constraints=inp.get("parent_constraints"),
-    )
+    """Every input key but the two leases is a subset option, handed over exactly as the vector
+    has it (amounts as strings, unknown keys included): the binding and core decide."""
+    options = {k: v for k, v in inp.items() if k not in ("child", "parent")}
+    return lk.is_lease_subset(_lease(inp["child"]), _lease(inp["parent"]), **options)
 
 
 def op_budget_parse(inp: Dict[str, Any]) -> Any:

@@ -43,6 +43,7 @@ def _stub_defs() -> Dict[str, ast.stmt]:
 def _params(fn: ast.FunctionDef) -> List[str]:
     a = fn.args
     names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+    names += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
     return [n for n in names if n not in ("self", "cls")]
 
 

@@ -1,10 +1,12 @@
-"""Every string argument goes through one conversion (convert.rs `str_of` / `Text`): a `str`
+"""Every string argument goes through one conversion (text.rs `str_of` / `Text`): a `str`
 holding a lone surrogate has no UTF-8 form and is `InvalidRequest` everywhere, never a
 `UnicodeEncodeError` and never replaced by U+FFFD (docs/decisions.md, "Text crossing a binding")."""
 
 from __future__ import annotations
 
 from typing import Any, Callable, List, Tuple
+
+import pathlib
 
 import pytest
 
@@ -50,6 +52,7 @@ CALLS: List[Tuple[str, Callable[[], Any]]] = [
     ("is_lease_subset.child", lambda: lk.is_lease_subset({"fs.read": [BAD]}, {"fs.read": ["/**"]})),
     ("is_lease_subset.remaining", lambda: lk.is_lease_subset({}, {}, parent_remaining={LOW: "1"})),
     ("check_lease_subset.constraints", lambda: lk.check_lease_subset({}, {}, child_constraints=LOW)),
+    ("is_lease_subset.option name", lambda: lk.is_lease_subset({}, {}, **{LOW: None})),
     ("narrow_lease", lambda: lk.narrow_lease({"fs.read": [BAD]}, {"fs.read": ["/**"]})),
     ("narrow_constraints", lambda: lk.narrow_constraints({"expires_at": LOW}, None)),
     ("ManualClock", lambda: lk.ManualClock(LOW)),
@@ -70,6 +73,12 @@ CALLS: List[Tuple[str, Callable[[], Any]]] = [
     ("evaluate_policy.action", lambda: lk.evaluate_policy(AGENTFILE, "p", LOW, "r")),
     ("evaluate_policy.resource", lambda: lk.evaluate_policy(AGENTFILE, "p", "a", LOW)),
     ("evaluate_policy.context", lambda: lk.evaluate_policy(AGENTFILE, "p", "a", "r", {"k": LOW})),
+    ("Governor.open.store", lambda: lk.Governor.open(LOW)),
+    ("Governor.open.path", lambda: lk.Governor.open(pathlib.PurePosixPath("/tmp/" + LOW))),
+    ("Governor.open.policy", lambda: lk.Governor.open("memory", {LOW: 1})),
+    ("Governor.open.options", lambda: lk.Governor.open("memory", None, '{"ids": "' + LOW + '"}')),
+    ("GovernorClient.connect.socket", lambda: lk.GovernorClient.connect("/tmp/" + LOW)),
+    ("GovernorClient.connect.path", lambda: lk.GovernorClient.connect(pathlib.PurePosixPath("/tmp/" + LOW))),
 ]
 
 

@@ -9,8 +9,9 @@ use leasekit::governor::client::{ClientOptions, GovernorClient};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use crate::errors::{detached, invalid, to_py_err};
-use crate::governor::{answer, json_arg, text};
+use crate::convert::{governor_call, governor_handle, json_arg};
+use crate::error::{detached, invalid_err};
+use crate::text::path_text;
 
 /// The native daemon client behind `leasekit.GovernorClient`.
 #[pyclass(name = "GovernorClientCore", module = "leasekit._native", frozen)]
@@ -23,7 +24,7 @@ impl PyGovernorClientCore {
     /// The open client (an `Arc` clone, so the lock is not held during a call).
     fn client(&self, py: Python<'_>) -> PyResult<Arc<GovernorClient>> {
         let c = self.inner.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        c.ok_or_else(|| to_py_err(py, invalid("the governor client is closed")))
+        c.ok_or_else(|| invalid_err(py, "the governor client is closed"))
     }
 }
 
@@ -38,18 +39,10 @@ impl PyGovernorClientCore {
         socket: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let socket = match socket.filter(|s| !s.is_none()) {
-            None => None,
-            Some(s) => Some(match s.cast::<PyString>() {
-                Ok(s) => text(s, "socket")?,
-                // pathlib.Path and other os.PathLike values.
-                Err(_) => py
-                    .import("os")?
-                    .getattr("fspath")?
-                    .call1((s,))?
-                    .extract::<String>()?,
-            }),
-        };
+        let socket = socket
+            .filter(|s| !s.is_none())
+            .map(|s| path_text(s, "socket"))
+            .transpose()?;
         let options = json_arg(options, "options")?;
         let client = detached(py, || {
             let options = ClientOptions::from_json(&options)?;
@@ -74,11 +67,8 @@ impl PyGovernorClientCore {
         command: &Bound<'py, PyString>,
         payload: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let command = text(command, "command")?;
-        let payload = json_arg(payload, "payload")?;
         let client = self.client(py)?;
-        let out = detached(py, || client.call_json(&command, &payload))?;
-        answer(py, &out)
+        governor_call(py, command, payload, |c, p| client.call_json(c, p))
     }
 
     /// handle(command, payload_json): the wire dispatcher over the socket; the response
@@ -89,10 +79,8 @@ impl PyGovernorClientCore {
         command: &Bound<'_, PyString>,
         payload_json: &Bound<'_, PyString>,
     ) -> PyResult<String> {
-        let command = text(command, "command")?;
-        let payload = text(payload_json, "payload_json")?;
         let client = self.client(py)?;
-        detached(py, || Ok(client.handle(&command, &payload)))
+        governor_handle(py, command, payload_json, |c, p| client.handle(c, p))
     }
 
     /// The socket path this client talks to.

@@ -1,6 +1,10 @@
 //! Error mapping: every core `leasekit::Error` becomes the `leasekit.LeaseError` subclass for its
 //! code (classes live in `python/leasekit/_errors.py`), and every Rust panic is caught at the
 //! boundary and reported as `INTERNAL_ERROR`.
+//!
+//! This module depends on no other module of the binding (every converter raises through it),
+//! so it also holds the JSON -> Python value conversion that an error's details need; the
+//! converters and the core answers use the same one.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -8,7 +12,8 @@ use leasekit::{Error, ErrorCode};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
-use crate::convert::json_map_to_py;
+use pyo3::types::{PyBool, PyDict, PyList, PyString};
+use serde_json::{Map, Value};
 
 /// The Python factory `leasekit._errors._from_native(code, message, retryable, details)`.
 static FROM_NATIVE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -88,4 +93,47 @@ pub fn error_codes() -> Vec<(&'static str, bool)> {
         .iter()
         .map(|c| (c.as_str(), c.retryable()))
         .collect()
+}
+
+/// An `INVALID_REQUEST` core error as its Python exception (`InvalidRequest`).
+pub fn invalid_err(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    to_py_err(py, invalid(message))
+}
+
+/// Converts JSON to Python (`dict`, `list`, `str`, `int`, `float`, `bool`, `None`).
+pub fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(m) => json_map_to_py(py, m)?.into_any(),
+    })
+}
+
+/// Converts a JSON object to a Python `dict`.
+pub fn json_map_to_py<'py>(
+    py: Python<'py>,
+    m: &Map<String, Value>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (k, v) in m {
+        dict.set_item(k, json_to_py(py, v)?)?;
+    }
+    Ok(dict)
 }
