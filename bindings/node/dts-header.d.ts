@@ -20,9 +20,10 @@ export interface LeaseConstraints {
 }
 /** Options of `isLeaseSubset` / `assertLeaseSubset`. */
 export interface SubsetOptions {
-  /** The parent's remaining budget per currency (default: its summed `cost.budget`); signed
-   * (a guard's `remaining()` after an overspend is accepted), at most 9 fraction digits. */
-  parentRemaining?: Record<string, string | number | bigint> | null
+  /** The parent's remaining budget per currency as decimal strings (default: its summed
+   * `cost.budget`); signed (a guard's `remaining()` after an overspend is accepted), at most 9
+   * fraction digits. A `number` or `bigint` value is refused (`InvalidRequestError`). */
+  parentRemaining?: Record<string, string> | null
   /** The child's constraints; an omitted expiry inherits the parent's. */
   childConstraints?: ConstraintsInput | null
   /** The parent's constraints. */

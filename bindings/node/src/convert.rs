@@ -13,7 +13,7 @@
 
 use std::ptr;
 
-use leasekit::{Decimal, Error, Lease, LeaseConstraints, Timestamp, wire};
+use leasekit::{Decimal, Error, Lease, LeaseConstraints, Timestamp};
 use napi::ValueType;
 use napi::bindgen_prelude::{BigInt, FromNapiValue, TypeName, ValidateNapiValue};
 use napi::sys::{self, Status, napi_env, napi_value};
@@ -546,33 +546,6 @@ pub fn amount_from_js(value: &AmountInput) -> leasekit::Result<Decimal> {
     match value {
         AmountInput::Text(text) | AmountInput::BigInt(text) => leasekit::parse_amount(text),
         AmountInput::Number(number) => leasekit::amount_from_f64(*number),
-    }
-}
-
-/// A caller-given amount map `{currency: amount}` as core's wire shape
-/// (`leasekit::wire::Amounts`): a number becomes its shortest decimal text and a bigint its
-/// digits; the wire decides what is a valid amount.
-pub fn amounts_from_js(value: &JsArg) -> leasekit::Result<wire::Amounts> {
-    let value = match value.json()? {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(currency, amount)| (currency, number_as_text(amount)))
-                .collect(),
-        ),
-        other => other,
-    };
-    wire::Amounts::from_value(value, "parentRemaining")
-}
-
-/// A JSON number as its decimal text (Rust prints the shortest round-tripping digits of an
-/// `f64` and never an exponent); any other value unchanged.
-fn number_as_text(value: Value) -> Value {
-    match &value {
-        Value::Number(n) if n.is_f64() => {
-            Value::String(format!("{}", n.as_f64().unwrap_or(f64::NAN)))
-        }
-        Value::Number(n) => Value::String(n.to_string()),
-        _ => value,
     }
 }
 

@@ -1,12 +1,12 @@
 //! Lease values: shape validation, normalization, subset and narrowing.
 
-use leasekit::{Error, Lease, SubsetOptions, wire};
+use leasekit::{Lease, SubsetOptions, wire};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 
 use crate::boundary::{Result, run};
 use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{JsArg, amounts_from_js, constraints_from_js};
+use crate::convert::{JsArg, constraints_from_js};
 
 /// Checks that `lease` has the ARCP lease shape (SEMANTICS section 2).
 /// Throws `InvalidRequestError` otherwise.
@@ -68,7 +68,11 @@ pub fn assert_lease_subset(
     })
 }
 
-/// Converts the subset inputs (the options through core's wire shape) and hands them to `f`.
+/// Converts the subset inputs and hands them to `f`. The options go to core's wire shape
+/// (`leasekit::wire::SubsetOptions`) as plain JSON data, every key included: core refuses an
+/// unknown key and reads `parentRemaining` with its one amount-map rule (decimal strings only,
+/// so a JavaScript number is refused). Only a constraints object is converted first, because
+/// its `expires_at` may be a `Date` or epoch milliseconds.
 fn with_subset_inputs<T>(
     child: &LeaseArg<'_>,
     parent: &LeaseArg<'_>,
@@ -89,8 +93,6 @@ fn with_subset_inputs<T>(
                         "childConstraints" | "parentConstraints" => {
                             constraints_from_js(Some(&field))?.to_value()
                         }
-                        "parentRemaining" => serde_json::to_value(amounts_from_js(&field)?)
-                            .map_err(|e| Error::invalid(e.to_string()))?,
                         _ => field.json()?,
                     }
                 };
