@@ -262,7 +262,7 @@ const GovernorClient = factoryClass(native.GovernorClient, 'connect')
 const NativeLeaseGuard = native.LeaseGuard
 const LeaseGuard = wrapClass(NativeLeaseGuard)
 const CompiledLease = wrapClass(native.CompiledLease)
-// The hot path: authorize/authorizeModel call one plain Node-API function (src/fast.rs) for
+// The hot path: authorize/authorizeModel call one plain Node-API function (src/fast/) for
 // every guard; napi-rs's generic method call costs several times the check itself, and one
 // function keeps this call site monomorphic however many guards there are. Its first
 // argument is a number: the guard's key (its handle in this thread's registry, times 8,

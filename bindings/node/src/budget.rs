@@ -4,9 +4,10 @@ use leasekit::{Error, wire};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::boundary::{Result, run};
-use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{AmountInput, JsArg, Text, amount_from_js};
+use crate::convert::{AmountInput, JsArg, amount_from_js};
+use crate::error::{Result, run};
+use crate::lease::{LeaseArg, lease_arg};
+use crate::text::Text;
 
 /// Parses a `cost.budget` entry such as `"USD:2.50"`. Throws `InvalidRequestError` when
 /// the currency or amount is invalid.

@@ -10,42 +10,17 @@ use std::sync::Arc;
 
 use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp, wire};
 use napi::Env;
-use napi::JsValue;
-use napi::bindgen_prelude::{FromNapiValue, Function, FunctionRef, Unknown};
+use napi::bindgen_prelude::{FromNapiValue, Function, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::boundary::{Result, run};
-use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{AmountInput, JsArg, Text, amount_from_js, constraints_from_js};
+use crate::clock::JsClock;
+use crate::convert::{AmountInput, JsArg, amount_from_js, constraints_from_js};
+use crate::error::{Result, run};
+use crate::fast::registry::{Handle, Registry};
 use crate::fast::{FastGuard, KEY_SHIFT};
-use crate::registry::{Handle, Registry};
-
-/// A JavaScript clock function and the core clock it drives.
-pub(crate) struct JsClock {
-    manual: Arc<ManualClock>,
-    func: FunctionRef<(), Unknown<'static>>,
-}
-
-impl JsClock {
-    /// Reads the JavaScript clock and sets the core clock to its answer.
-    pub(crate) fn refresh(&self, env: &Env) -> leasekit::Result<()> {
-        let answer = self
-            .func
-            .borrow_back(env)
-            .and_then(|f| f.call(()))
-            .map_err(|e| {
-                Error::new(
-                    leasekit::ErrorCode::InternalError,
-                    format!("the clock function failed: {}", e.reason),
-                )
-            })?;
-        // SAFETY: the clock's answer is a live value of the current call on `env`.
-        let answer = unsafe { JsArg::from_raw(env.raw(), answer.raw()) };
-        self.manual.set(answer.time()?);
-        Ok(())
-    }
-}
+use crate::lease::{LeaseArg, lease_arg};
+use crate::text::Text;
 
 /// Enforces one lease at run time: `authorize` checks expiry, budget and patterns (in
 /// that order), spend metrics decrement the exact budget counters, `reserve`
@@ -268,8 +243,8 @@ impl LeaseGuard {
         run(|| wire::metrics_value(&self.inner.close()))
     }
 
-    /// This guard's key for the shared authorize function (its handle times 8, see `fast.rs`
-    /// and `registry.rs`), registered on first use and released when the guard is
+    /// This guard's key for the shared authorize function (its handle times 8, see `fast/mod.rs`
+    /// and `fast/registry.rs`), registered on first use and released when the guard is
     /// collected. Internal.
     #[napi(js_name = "__fastKey", skip_typescript)]
     pub fn fast_key(&self) -> Result<i64> {

@@ -1,4 +1,4 @@
-// Every string a caller passes goes through one conversion (src/convert.rs `read_text`): a
+// Every string a caller passes goes through one conversion (src/text.rs `read_text`): a
 // string holding a lone surrogate has no UTF-8 form and is refused with InvalidRequestError
 // everywhere (arguments, strings inside objects, the authorize fast path), never replaced by
 // U+FFFD (docs/decisions.md, "Text crossing a binding").

@@ -1,10 +1,12 @@
 //! The one place where core results cross into JavaScript: panics are caught and every
 //! core error becomes a JavaScript `Error` whose `code` is the ARCP code and whose
-//! message is the core error's JSON (`{"code","message","retryable","details"}`).
+//! message is the core error's JSON (`{"code","message","retryable","details"}`); and the list
+//! of ARCP error codes the core knows, for the JavaScript error classes.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use leasekit::Error;
+use leasekit::{Error, ErrorCode};
+use napi_derive::napi;
 
 /// The `code` of a thrown JavaScript error: the stable ARCP code string.
 #[derive(Clone, Copy, Debug)]
@@ -32,4 +34,27 @@ pub fn run<T>(f: impl FnOnce() -> leasekit::Result<T>) -> Result<T> {
         Ok(Err(err)) => Err(to_js_error(&err)),
         Err(payload) => Err(to_js_error(&Error::internal_from_panic(&*payload))),
     }
+}
+
+/// One ARCP error code and whether it is retryable.
+#[napi(object)]
+pub struct ErrorCodeInfo {
+    /// The stable code string, e.g. `"PERMISSION_DENIED"`.
+    pub code: String,
+    /// Whether a caller may retry an operation that failed with this code.
+    pub retryable: bool,
+}
+
+/// Every ARCP error code of the core, in the core's order, with its `retryable` flag.
+#[napi]
+pub fn error_codes() -> Result<Vec<ErrorCodeInfo>> {
+    run(|| {
+        Ok(ErrorCode::ALL
+            .iter()
+            .map(|c| ErrorCodeInfo {
+                code: c.as_str().to_owned(),
+                retryable: c.retryable(),
+            })
+            .collect())
+    })
 }

@@ -1,4 +1,4 @@
-//! The guards the shared authorize function (`fast.rs`) can reach, by number.
+//! The guards the shared authorize function (`fast/mod.rs`) can reach, by number.
 //!
 //! `index.js` calls one native function for every guard, passing the guard's handle: a
 //! number naming a slot of this thread's registry and the slot's generation. One function
@@ -13,12 +13,12 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::fast::FastGuard;
+use super::FastGuard;
 
 /// Bits of a handle naming the slot; the bits above count the slot's reuses.
 const INDEX_BITS: u32 = 26;
 /// A slot reused this many times is retired, so a handle is never repeated and a key (the
-/// handle times 8 plus a capability, see `fast.rs`) stays below 2^53, exact as a JavaScript
+/// handle times 8 plus a capability, see `fast/mod.rs`) stays below 2^53, exact as a JavaScript
 /// number.
 const MAX_GENERATION: u32 = 1 << 24;
 

@@ -17,6 +17,8 @@
 //! (see [`throw`]) that `index.js` converts like every other native error, and panics are
 //! caught.
 
+pub(crate) mod registry;
+
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_void};
@@ -31,9 +33,9 @@ use napi::bindgen_prelude::Unknown;
 use napi::sys::{self, Status, napi_callback_info, napi_env, napi_value};
 use napi_derive::napi;
 
-use crate::convert::{self, NotText, read_text};
-use crate::guard::JsClock;
-use crate::registry::Registry;
+use crate::clock::JsClock;
+use crate::text::{self, NotText, read_text};
+use registry::Registry;
 
 /// What a registry slot holds for one guard: the core guard (shared with its `LeaseGuard`
 /// object) and its clock.
@@ -251,11 +253,11 @@ fn run_core(
 
 /// The error for an argument that is not text: a non-string is thrown with napi-rs's status
 /// name, as napi-rs does for every argument of the wrong type; a lone surrogate as core's
-/// `INVALID_REQUEST` (the one text rule, `convert::read_text`).
+/// `INVALID_REQUEST` (the one text rule, `text::read_text`).
 fn not_text(what: &str, why: NotText) -> Thrown {
     match why {
         NotText::NotAString => bad_argument(what, "a string"),
-        why => convert::not_text(what, why).into(),
+        why => text::not_text(what, why).into(),
     }
 }
 
