@@ -26,6 +26,12 @@ pub fn to_js_error(err: &Error) -> napi::Error<ArcpCode> {
     napi::Error::new(ArcpCode(err.code().as_str()), err.to_json().to_string())
 }
 
+/// An argument of the wrong JavaScript type, thrown with napi-rs's status name (`InvalidArg`)
+/// as napi-rs does for every such argument; `index.js` maps it to `InvalidRequestError`.
+pub(crate) fn bad_argument(what: &str, expected: &str) -> napi::Error<ArcpCode> {
+    napi::Error::new(ArcpCode("InvalidArg"), format!("{what} must be {expected}"))
+}
+
 /// Runs `f`, turning a core error or a panic into a thrown JavaScript error
 /// (a panic becomes `INTERNAL_ERROR`), so nothing unwinds across the boundary.
 pub fn run<T>(f: impl FnOnce() -> leasekit::Result<T>) -> Result<T> {

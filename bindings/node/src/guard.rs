@@ -4,8 +4,8 @@
 //! holds a core `ManualClock` and sets it from the JavaScript clock (called synchronously,
 //! on the JavaScript thread) right before each time-gated operation.
 
+use std::any::Any;
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp, wire};
@@ -17,8 +17,6 @@ use serde_json::Value;
 use crate::clock::JsClock;
 use crate::convert::{AmountInput, JsArg, amount_from_js, constraints_from_js};
 use crate::error::{Result, run};
-use crate::fast::registry::{Handle, Registry};
-use crate::fast::{FastGuard, KEY_SHIFT};
 use crate::lease::{LeaseArg, lease_arg};
 use crate::text::Text;
 
@@ -30,16 +28,10 @@ use crate::text::Text;
 pub struct LeaseGuard {
     inner: leasekit::LeaseGuard,
     clock: Option<Arc<JsClock>>,
-    /// The registry slot of the authorize fast path, once `index.js` asked for it.
-    fast: RefCell<Option<(Rc<Registry>, Handle)>>,
-}
-
-impl Drop for LeaseGuard {
-    fn drop(&mut self) {
-        if let Some((registry, handle)) = self.fast.get_mut().take() {
-            registry.remove(handle);
-        }
-    }
+    /// What another module ties to this guard object's lifetime, dropped with it: the
+    /// registry slot of the authorize fast path (`fast/`), once `index.js` asked for it. Opaque
+    /// here, so that the fast path depends on the guard and not the reverse.
+    attachment: RefCell<Option<Box<dyn Any>>>,
 }
 
 /// Guard settings read from the `options` object.
@@ -84,6 +76,23 @@ fn settings_from_js(options: Option<&JsArg>) -> leasekit::Result<Settings> {
     Ok(settings)
 }
 
+impl LeaseGuard {
+    /// The core guard.
+    pub(crate) fn core(&self) -> &leasekit::LeaseGuard {
+        &self.inner
+    }
+
+    /// The JavaScript clock, if the guard was given one.
+    pub(crate) fn js_clock(&self) -> Option<&Arc<JsClock>> {
+        self.clock.as_ref()
+    }
+
+    /// The slot for what another module ties to this guard's lifetime (see the field).
+    pub(crate) fn attachment(&self) -> &RefCell<Option<Box<dyn Any>>> {
+        &self.attachment
+    }
+}
+
 #[napi]
 impl LeaseGuard {
     /// A guard for `lease` with optional `constraints` (`{expires_at}`) and options
@@ -118,7 +127,7 @@ impl LeaseGuard {
                     settings.options,
                 ),
                 clock: settings.clock,
-                fast: RefCell::default(),
+                attachment: RefCell::default(),
             })
         })
     }
@@ -231,7 +240,7 @@ impl LeaseGuard {
             Ok(LeaseGuard {
                 inner: self.inner.delegate(child, constraints)?,
                 clock: self.clock.clone(),
-                fast: RefCell::default(),
+                attachment: RefCell::default(),
             })
         })
     }
@@ -241,34 +250,6 @@ impl LeaseGuard {
     #[napi(ts_return_type = "Metric[]")]
     pub fn close(&self) -> Result<Value> {
         run(|| wire::metrics_value(&self.inner.close()))
-    }
-
-    /// This guard's key for the shared authorize function (its handle times 8, see `fast/mod.rs`
-    /// and `fast/registry.rs`), registered on first use and released when the guard is
-    /// collected. Internal.
-    #[napi(js_name = "__fastKey", skip_typescript)]
-    pub fn fast_key(&self) -> Result<i64> {
-        run(|| {
-            let mut fast = self.fast.borrow_mut();
-            if let Some((_, handle)) = &*fast {
-                return Ok((*handle << KEY_SHIFT) as i64);
-            }
-            let registry = Registry::current();
-            let handle = registry
-                .insert(FastGuard {
-                    guard: self.inner.clone(),
-                    clock: self.clock.clone(),
-                    scratch: Default::default(),
-                })
-                .ok_or_else(|| {
-                    Error::new(
-                        leasekit::ErrorCode::InternalError,
-                        "too many live guards on this thread",
-                    )
-                })?;
-            *fast = Some((registry, handle));
-            Ok((handle << KEY_SHIFT) as i64)
-        })
     }
 
     /// Whether `close()` has been called.
