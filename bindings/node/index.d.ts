@@ -561,6 +561,12 @@ export declare function canonicalizeTarget(capability: string, target: string): 
 export declare function checkAgentfile(text: string, options?: AgentfileOptions | undefined | null): AgentfileReport
 
 /**
+ * Throws `BudgetExhaustedError` when a caller-tracked counter of `remaining`
+ * (`{currency: "decimal"}`, decimal strings only, as every amount map) is at or below zero.
+ */
+export declare function checkBudgetRemaining(remaining: Record<string, string>): void
+
+/**
  * The request envelope of one frame (4-byte little-endian length + envelope JSON; a
  * `Buffer` or any `Uint8Array`): `{protocolVersion, command, payloadJson}`. A malformed
  * frame is `InvalidRequestError`.

@@ -25,6 +25,7 @@ export const {
   parseAmount,
   sumBudgetEntries,
   initialBudgetFromLease,
+  checkBudgetRemaining,
   // expiry
   parseExpiresAt,
   validateLeaseConstraints,

@@ -843,6 +843,7 @@ module.exports.LeaseGuard = nativeBinding.LeaseGuard
 module.exports.assertLeaseSubset = nativeBinding.assertLeaseSubset
 module.exports.canonicalizeTarget = nativeBinding.canonicalizeTarget
 module.exports.checkAgentfile = nativeBinding.checkAgentfile
+module.exports.checkBudgetRemaining = nativeBinding.checkBudgetRemaining
 module.exports.decodeFrame = nativeBinding.decodeFrame
 module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.initialBudgetFromLease = nativeBinding.initialBudgetFromLease

@@ -47,3 +47,13 @@ pub fn sum_budget_entries(entries: JsArg) -> Result<Value> {
 pub fn initial_budget_from_lease(lease: LeaseArg<'_>) -> Result<Value> {
     run(|| lease_arg(&lease).map(|l| wire::amounts_value(&leasekit::initial_budget(&l))))
 }
+
+/// Throws `BudgetExhaustedError` when a caller-tracked counter of `remaining`
+/// (`{currency: "decimal"}`, decimal strings only, as every amount map) is at or below zero.
+#[napi(ts_args_type = "remaining: Record<string, string>")]
+pub fn check_budget_remaining(remaining: JsArg) -> Result<()> {
+    run(|| {
+        let remaining = wire::Amounts::from_value(remaining.json()?, "remaining")?;
+        leasekit::check_budget_remaining(&remaining.0)
+    })
+}
