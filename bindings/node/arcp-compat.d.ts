@@ -31,17 +31,17 @@ export declare function isValidCapabilityName(name: string): boolean
 export declare function isReservedCapabilityName(name: string): boolean
 /** A LeaseGuard's `authorize` at `ctx.now`, then leasekit `checkBudgetRemaining(ctx.budgetRemaining)`. */
 export declare function validateLeaseOp(input: ValidateLeaseOpInput): void
-/** leasekit `matchGlob(capability, pattern, target)`; the capability is required. */
+/** leasekit `matchPattern(capability, pattern, target)`; the capability is required. */
 export declare function matchGlob(pattern: string, target: string, capability: string): boolean
 /** leasekit `canonicalizeTarget(capability, target)`; the capability is required. */
 export declare function canonicalizeTarget(target: string, capability: string): string
-/** leasekit `initialBudgetFromLease`, as a Map of exact decimal strings. */
+/** leasekit `initialBudget`, as a Map of exact decimal strings. */
 export declare function initialBudgetFromLease(lease: LeaseInput): Map<string, string>
 /** leasekit `isLeaseSubset` with `{parentRemaining: parentBudgetRemaining}`. */
 export declare function isLeaseSubset(child: LeaseInput, parent: LeaseInput, parentBudgetRemaining?: AmountMapInput): boolean
-/** leasekit `assertLeaseSubset` with `{parentRemaining: parentBudgetRemaining}`. */
+/** leasekit `checkLeaseSubset` with `{parentRemaining: parentBudgetRemaining}`. */
 export declare function assertLeaseSubset(child: LeaseInput, parent: LeaseInput, parentBudgetRemaining?: AmountMapInput): void
-/** The expiry rule of leasekit `assertLeaseSubset` alone. */
+/** The expiry rule of leasekit `checkLeaseSubset` alone. */
 export declare function assertLeaseConstraintsSubset(childConstraints: ConstraintsInput | undefined | null, parentConstraints: ConstraintsInput | undefined | null): void
 /** leasekit `validateLeaseConstraints`; the expiry in epoch milliseconds, or null. */
 export declare function validateLeaseConstraints(constraints: ConstraintsInput | undefined | null, now?: TimeInput): number | null

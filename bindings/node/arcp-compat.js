@@ -19,21 +19,21 @@
 //     and budgetRemaining takes decimal strings only (a number is InvalidRequestError: amount
 //     maps take strings only, docs/decisions.md). Order: expiry, budget, canonicalization,
 //     pattern, then the caller's budgetRemaining.
-// matchGlob(pattern, target, capability) = leasekit matchGlob(capability, pattern, target).
+// matchGlob(pattern, target, capability) = leasekit matchPattern(capability, pattern, target).
 //     leasekit patterns are per capability (paths, URLs, names), so the capability is a
 //     required third argument; without it the call is InvalidRequestError.
 // canonicalizeTarget(target, capability) = leasekit canonicalizeTarget(capability, target),
 //     capability required for the same reason.
-// initialBudgetFromLease(lease)         = leasekit initialBudgetFromLease, as a
+// initialBudgetFromLease(lease)         = leasekit initialBudget, as a
 //     Map<string, string> of exact decimal strings (the SDK: Map<string, number>).
 // isLeaseSubset(child, parent, parentBudgetRemaining?) = leasekit isLeaseSubset with
 //     {parentRemaining}. Exact pattern-language inclusion (the SDK matches the child pattern
 //     string against the parent's regex); parentBudgetRemaining is a Map or plain object of
 //     decimal strings (a number is InvalidRequestError).
-// assertLeaseSubset(child, parent, parentBudgetRemaining?) = leasekit assertLeaseSubset, same
+// assertLeaseSubset(child, parent, parentBudgetRemaining?) = leasekit checkLeaseSubset, same
 //     options; the error carries the witness in `details`.
 // assertLeaseConstraintsSubset(childConstraints, parentConstraints) = leasekit
-//     assertLeaseSubset({}, {}, {childConstraints, parentConstraints}): the expiry rule alone.
+//     checkLeaseSubset({}, {}, {childConstraints, parentConstraints}): the expiry rule alone.
 //     An unparseable `expires_at` is InvalidRequestError (the SDK lets it pass).
 // validateLeaseConstraints(constraints, now = Date.now()) = leasekit validateLeaseConstraints;
 //     returns the expiry in epoch milliseconds, or null, as the SDK does.
@@ -63,7 +63,7 @@ function validateLeaseOp(input) {
 }
 
 function matchGlob(pattern, target, capability) {
-  return lk.matchGlob(capability, pattern, target)
+  return lk.matchPattern(capability, pattern, target)
 }
 
 function canonicalizeTarget(target, capability) {
@@ -71,7 +71,7 @@ function canonicalizeTarget(target, capability) {
 }
 
 function initialBudgetFromLease(lease) {
-  return new Map(Object.entries(lk.initialBudgetFromLease(lease)))
+  return new Map(Object.entries(lk.initialBudget(lease)))
 }
 
 function subsetOptions(parentBudgetRemaining) {
@@ -83,11 +83,11 @@ function isLeaseSubset(child, parent, parentBudgetRemaining) {
 }
 
 function assertLeaseSubset(child, parent, parentBudgetRemaining) {
-  lk.assertLeaseSubset(child, parent, subsetOptions(parentBudgetRemaining))
+  lk.checkLeaseSubset(child, parent, subsetOptions(parentBudgetRemaining))
 }
 
 function assertLeaseConstraintsSubset(childConstraints, parentConstraints) {
-  lk.assertLeaseSubset({}, {}, { childConstraints: childConstraints ?? null, parentConstraints: parentConstraints ?? null })
+  lk.checkLeaseSubset({}, {}, { childConstraints: childConstraints ?? null, parentConstraints: parentConstraints ?? null })
 }
 
 function validateLeaseConstraints(constraints, now = Date.now()) {

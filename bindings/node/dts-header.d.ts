@@ -336,3 +336,9 @@ export interface GovernorAsyncMethods {
 }
 export interface Governor extends GovernorMethods, GovernorAsyncMethods {}
 export interface GovernorClient extends GovernorMethods, GovernorAsyncMethods {}
+/** Alias of `matchPattern` (the package's former name, the ARCP TypeScript SDK's). */
+export declare const matchGlob: typeof matchPattern
+/** Alias of `checkLeaseSubset` (the package's former name, the ARCP TypeScript SDK's). */
+export declare const assertLeaseSubset: typeof checkLeaseSubset
+/** Alias of `initialBudget` (the package's former name, the ARCP TypeScript SDK's). */
+export declare const initialBudgetFromLease: typeof initialBudget

@@ -327,6 +327,11 @@ for (const [name, value] of Object.entries(native)) {
   api[name] = typeof value === 'function' ? wrap(value) : value
 }
 
+// Core names are the API's (docs/api.md); the names the package had before, which are the ARCP
+// TypeScript SDK's, stay as documented aliases: the same function objects.
+const ALIASES = { matchGlob: 'matchPattern', assertLeaseSubset: 'checkLeaseSubset', initialBudgetFromLease: 'initialBudget' }
+for (const [alias, name] of Object.entries(ALIASES)) api[alias] = api[name]
+
 module.exports = {
   ...api,
   LeaseGuard,

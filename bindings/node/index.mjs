@@ -11,12 +11,14 @@ export const {
   isReservedCapabilityName,
   canonicalizeTarget,
   validatePattern,
+  matchPattern,
   matchGlob,
   // leases
   validateLeaseShape,
   normalizeLease,
   leaseToJson,
   isLeaseSubset,
+  checkLeaseSubset,
   assertLeaseSubset,
   narrowLease,
   narrowConstraints,
@@ -24,6 +26,7 @@ export const {
   parseBudgetAmount,
   parseAmount,
   sumBudgetEntries,
+  initialBudget,
   initialBudgetFromLease,
   checkBudgetRemaining,
   // expiry

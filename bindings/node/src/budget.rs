@@ -40,11 +40,12 @@ pub fn sum_budget_entries(entries: JsArg) -> Result<Value> {
 }
 
 /// The initial budget counters of a lease (its summed `cost.budget`): `{currency: "decimal"}`.
+/// `initialBudgetFromLease` is the same function under its former name.
 #[napi(
     ts_args_type = "lease: LeaseInput",
     ts_return_type = "Record<string, string>"
 )]
-pub fn initial_budget_from_lease(lease: LeaseArg<'_>) -> Result<Value> {
+pub fn initial_budget(lease: LeaseArg<'_>) -> Result<Value> {
     run(|| lease_arg(&lease).map(|l| wire::amounts_value(&leasekit::initial_budget(&l))))
 }
 

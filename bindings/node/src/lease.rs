@@ -128,11 +128,12 @@ pub fn is_lease_subset(
 }
 
 /// Throws `LeaseSubsetViolationError` (details: capability, pattern, witness) unless
-/// `child` is a subset of `parent`.
+/// `child` is a subset of `parent`. `assertLeaseSubset` is the same function under its former
+/// name.
 #[napi(
     ts_args_type = "child: LeaseInput, parent: LeaseInput, options?: SubsetOptions | undefined | null"
 )]
-pub fn assert_lease_subset(
+pub fn check_lease_subset(
     child: LeaseArg<'_>,
     parent: LeaseArg<'_>,
     options: Option<JsArg>,

@@ -47,8 +47,9 @@ pub fn validate_pattern(
 
 /// Whether `pattern` grants `target` for `capability`. The pattern is validated and the
 /// target canonicalized first; either being invalid throws `InvalidRequestError`.
+/// `matchGlob` is the same function under its former name.
 #[napi]
-pub fn match_glob(
+pub fn match_pattern(
     #[napi(ts_arg_type = "string")] capability: Text,
     #[napi(ts_arg_type = "string")] pattern: Text,
     #[napi(ts_arg_type = "string")] target: Text,

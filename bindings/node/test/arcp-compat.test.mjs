@@ -80,7 +80,7 @@ test('validateLeaseOp: allows, denies, and differs from the SDK only by failing 
 test('matchGlob and canonicalizeTarget take the SDK order plus the capability', () => {
   assert.equal(compat.matchGlob('/data/*', '/data/x', 'fs.read'), true)
   assert.equal(compat.matchGlob('/data/*', '/data/x/y', 'fs.read'), false)
-  assert.equal(compat.matchGlob('web.*', 'web.search', 'tool.call'), lk.matchGlob('tool.call', 'web.*', 'web.search'))
+  assert.equal(compat.matchGlob('web.*', 'web.search', 'tool.call'), lk.matchPattern('tool.call', 'web.*', 'web.search'))
   assert.throws(() => compat.matchGlob('/data/*', '/data/x'), lk.InvalidRequestError) // no capability: refused
   assert.equal(compat.canonicalizeTarget('/a/./b/../c', 'fs.read'), '/a/c')
   assert.equal(compat.canonicalizeTarget('HTTPS://API.example.com/x', 'net.fetch'), lk.canonicalizeTarget('net.fetch', 'HTTPS://API.example.com/x'))
@@ -135,4 +135,13 @@ test('checkBudgetRemaining (leasekit): decimal strings only, <= 0 is exhausted',
   for (const bad of [{ USD: 1 }, { USD: '1e3' }, ['USD'], 'USD:1', { USD: '1\uDC00' }]) {
     assert.throws(() => lk.checkBudgetRemaining(bad), lk.InvalidRequestError, JSON.stringify(bad))
   }
+})
+
+test('main API: core names, with the former (SDK) names as aliases of the same functions', () => {
+  assert.equal(lk.matchGlob, lk.matchPattern)
+  assert.equal(lk.assertLeaseSubset, lk.checkLeaseSubset)
+  assert.equal(lk.initialBudgetFromLease, lk.initialBudget)
+  assert.equal(lk.matchPattern('fs.read', '/a/*', '/a/b'), true)
+  assert.throws(() => lk.checkLeaseSubset({ 'fs.read': ['/b'] }, { 'fs.read': ['/a/*'] }), lk.LeaseSubsetViolationError)
+  assert.deepEqual({ ...lk.initialBudget({ 'cost.budget': ['USD:1', 'USD:2'] }) }, { USD: '3' })
 })
