@@ -191,17 +191,8 @@ fn with_subset_inputs<T>(
 #[napi(ts_args_type = "lease: LeaseInput", ts_return_type = "LeaseWarning[]")]
 pub fn lint_lease(lease: LeaseArg<'_>) -> Result<Value> {
     run(|| {
-        let lease = lease_arg(&lease)?;
-        let json = leasekit::lint_lease_json(&lease.to_json())?;
-        let mut out = answer(&json)?;
-        Ok(out
-            .get_mut("warnings")
-            .map(Value::take)
-            .unwrap_or(Value::Array(Vec::new())))
+        let warnings = leasekit::lint_lease(&lease_arg(&lease)?);
+        serde_json::to_value(warnings)
+            .map_err(|e| Error::new(ErrorCode::InternalError, e.to_string()))
     })
-}
-
-/// Core's answer (JSON text) as JavaScript data.
-fn answer(json: &str) -> leasekit::Result<Value> {
-    serde_json::from_str(json).map_err(|e| Error::new(ErrorCode::InternalError, e.to_string()))
 }
