@@ -20,9 +20,10 @@ export interface LeaseConstraints {
 }
 /** Options of `isLeaseSubset` / `assertLeaseSubset`. */
 export interface SubsetOptions {
-  /** The parent's remaining budget per currency (default: its summed `cost.budget`); signed
-   * (a guard's `remaining()` after an overspend is accepted), at most 9 fraction digits. */
-  parentRemaining?: Record<string, string | number | bigint> | null
+  /** The parent's remaining budget per currency as decimal strings (default: its summed
+   * `cost.budget`); signed (a guard's `remaining()` after an overspend is accepted), at most 9
+   * fraction digits. A `number` or `bigint` value is refused (`InvalidRequestError`). */
+  parentRemaining?: Record<string, string> | null
   /** The child's constraints; an omitted expiry inherits the parent's. */
   childConstraints?: ConstraintsInput | null
   /** The parent's constraints. */
@@ -335,3 +336,9 @@ export interface GovernorAsyncMethods {
 }
 export interface Governor extends GovernorMethods, GovernorAsyncMethods {}
 export interface GovernorClient extends GovernorMethods, GovernorAsyncMethods {}
+/** Alias of `matchPattern` (the package's former name, the ARCP TypeScript SDK's). */
+export declare const matchGlob: typeof matchPattern
+/** Alias of `checkLeaseSubset` (the package's former name, the ARCP TypeScript SDK's). */
+export declare const assertLeaseSubset: typeof checkLeaseSubset
+/** Alias of `initialBudget` (the package's former name, the ARCP TypeScript SDK's). */
+export declare const initialBudgetFromLease: typeof initialBudget

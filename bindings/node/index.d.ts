@@ -20,9 +20,10 @@ export interface LeaseConstraints {
 }
 /** Options of `isLeaseSubset` / `assertLeaseSubset`. */
 export interface SubsetOptions {
-  /** The parent's remaining budget per currency (default: its summed `cost.budget`); signed
-   * (a guard's `remaining()` after an overspend is accepted), at most 9 fraction digits. */
-  parentRemaining?: Record<string, string | number | bigint> | null
+  /** The parent's remaining budget per currency as decimal strings (default: its summed
+   * `cost.budget`); signed (a guard's `remaining()` after an overspend is accepted), at most 9
+   * fraction digits. A `number` or `bigint` value is refused (`InvalidRequestError`). */
+  parentRemaining?: Record<string, string> | null
   /** The child's constraints; an omitted expiry inherits the parent's. */
   childConstraints?: ConstraintsInput | null
   /** The parent's constraints. */
@@ -335,6 +336,12 @@ export interface GovernorAsyncMethods {
 }
 export interface Governor extends GovernorMethods, GovernorAsyncMethods {}
 export interface GovernorClient extends GovernorMethods, GovernorAsyncMethods {}
+/** Alias of `matchPattern` (the package's former name, the ARCP TypeScript SDK's). */
+export declare const matchGlob: typeof matchPattern
+/** Alias of `checkLeaseSubset` (the package's former name, the ARCP TypeScript SDK's). */
+export declare const assertLeaseSubset: typeof checkLeaseSubset
+/** Alias of `initialBudget` (the package's former name, the ARCP TypeScript SDK's). */
+export declare const initialBudgetFromLease: typeof initialBudget
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -540,12 +547,6 @@ export declare class LeaseGuard {
 }
 
 /**
- * Throws `LeaseSubsetViolationError` (details: capability, pattern, witness) unless
- * `child` is a subset of `parent`.
- */
-export declare function assertLeaseSubset(child: LeaseInput, parent: LeaseInput, options?: SubsetOptions | undefined | null): void
-
-/**
  * The canonical form of `target` for `capability` (SEMANTICS section 5).
  * Throws `InvalidRequestError` for an invalid target or capability.
  */
@@ -558,6 +559,19 @@ export declare function canonicalizeTarget(capability: string, target: string): 
  * appear in the result.
  */
 export declare function checkAgentfile(text: string, options?: AgentfileOptions | undefined | null): AgentfileReport
+
+/**
+ * Throws `BudgetExhaustedError` when a caller-tracked counter of `remaining`
+ * (`{currency: "decimal"}`, decimal strings only, as every amount map) is at or below zero.
+ */
+export declare function checkBudgetRemaining(remaining: Record<string, string>): void
+
+/**
+ * Throws `LeaseSubsetViolationError` (details: capability, pattern, witness) unless
+ * `child` is a subset of `parent`. `assertLeaseSubset` is the same function under its former
+ * name.
+ */
+export declare function checkLeaseSubset(child: LeaseInput, parent: LeaseInput, options?: SubsetOptions | undefined | null): void
 
 /**
  * The request envelope of one frame (4-byte little-endian length + envelope JSON; a
@@ -577,8 +591,11 @@ export interface ErrorCodeInfo {
 /** Every ARCP error code of the core, in the core's order, with its `retryable` flag. */
 export declare function errorCodes(): Array<ErrorCodeInfo>
 
-/** The initial budget counters of a lease (its summed `cost.budget`): `{currency: "decimal"}`. */
-export declare function initialBudgetFromLease(lease: LeaseInput): Record<string, string>
+/**
+ * The initial budget counters of a lease (its summed `cost.budget`): `{currency: "decimal"}`.
+ * `initialBudgetFromLease` is the same function under its former name.
+ */
+export declare function initialBudget(lease: LeaseInput): Record<string, string>
 
 /** Whether `child` is a subset of `parent` (SEMANTICS section 9). Invalid input throws. */
 export declare function isLeaseSubset(child: LeaseInput, parent: LeaseInput, options?: SubsetOptions | undefined | null): boolean
@@ -606,8 +623,9 @@ export declare function lintLease(lease: LeaseInput): LeaseWarning[]
 /**
  * Whether `pattern` grants `target` for `capability`. The pattern is validated and the
  * target canonicalized first; either being invalid throws `InvalidRequestError`.
+ * `matchGlob` is the same function under its former name.
  */
-export declare function matchGlob(capability: string, pattern: string, target: string): boolean
+export declare function matchPattern(capability: string, pattern: string, target: string): boolean
 
 /** The effective constraints of `requested` under `ceiling` (the earlier expiry). */
 export declare function narrowConstraints(requested?: ConstraintsInput | undefined | null, ceiling?: ConstraintsInput | undefined | null): LeaseConstraints

@@ -262,7 +262,7 @@ const GovernorClient = factoryClass(native.GovernorClient, 'connect')
 const NativeLeaseGuard = native.LeaseGuard
 const LeaseGuard = wrapClass(NativeLeaseGuard)
 const CompiledLease = wrapClass(native.CompiledLease)
-// The hot path: authorize/authorizeModel call one plain Node-API function (src/fast.rs) for
+// The hot path: authorize/authorizeModel call one plain Node-API function (src/fast/) for
 // every guard; napi-rs's generic method call costs several times the check itself, and one
 // function keeps this call site monomorphic however many guards there are. Its first
 // argument is a number: the guard's key (its handle in this thread's registry, times 8,
@@ -326,6 +326,11 @@ for (const [name, value] of Object.entries(native)) {
   if (typeof value === 'function' && name.startsWith('__')) continue // internal (fast path)
   api[name] = typeof value === 'function' ? wrap(value) : value
 }
+
+// Core names are the API's (docs/api.md); the names the package had before, which are the ARCP
+// TypeScript SDK's, stay as documented aliases: the same function objects.
+const ALIASES = { matchGlob: 'matchPattern', assertLeaseSubset: 'checkLeaseSubset', initialBudgetFromLease: 'initialBudget' }
+for (const [alias, name] of Object.entries(ALIASES)) api[alias] = api[name]
 
 module.exports = {
   ...api,

@@ -5,8 +5,9 @@ use leasekit::wire;
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::boundary::{Result, run};
-use crate::convert::{JsArg, Text};
+use crate::convert::JsArg;
+use crate::error::{Result, run};
+use crate::text::Text;
 
 /// Parses (strict unless `compat`) and lints an Agentfile and derives its lease. Never
 /// throws for a bad Agentfile: `{ok, diagnostics, lease}` where `ok` means no

@@ -4,9 +4,10 @@ use leasekit::{Error, wire};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::boundary::{Result, run};
-use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{AmountInput, JsArg, Text, amount_from_js};
+use crate::convert::{AmountInput, JsArg, amount_from_js};
+use crate::error::{Result, run};
+use crate::lease::{LeaseArg, lease_arg};
+use crate::text::Text;
 
 /// Parses a `cost.budget` entry such as `"USD:2.50"`. Throws `InvalidRequestError` when
 /// the currency or amount is invalid.
@@ -39,10 +40,21 @@ pub fn sum_budget_entries(entries: JsArg) -> Result<Value> {
 }
 
 /// The initial budget counters of a lease (its summed `cost.budget`): `{currency: "decimal"}`.
+/// `initialBudgetFromLease` is the same function under its former name.
 #[napi(
     ts_args_type = "lease: LeaseInput",
     ts_return_type = "Record<string, string>"
 )]
-pub fn initial_budget_from_lease(lease: LeaseArg<'_>) -> Result<Value> {
+pub fn initial_budget(lease: LeaseArg<'_>) -> Result<Value> {
     run(|| lease_arg(&lease).map(|l| wire::amounts_value(&leasekit::initial_budget(&l))))
+}
+
+/// Throws `BudgetExhaustedError` when a caller-tracked counter of `remaining`
+/// (`{currency: "decimal"}`, decimal strings only, as every amount map) is at or below zero.
+#[napi(ts_args_type = "remaining: Record<string, string>")]
+pub fn check_budget_remaining(remaining: JsArg) -> Result<()> {
+    run(|| {
+        let remaining = wire::Amounts::from_value(remaining.json()?, "remaining")?;
+        leasekit::check_budget_remaining(&remaining.0)
+    })
 }

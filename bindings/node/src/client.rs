@@ -15,10 +15,11 @@ use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::boundary::{Result, run};
-use crate::convert::{JsArg, Text};
+use crate::convert::JsArg;
+use crate::error::{Result, run};
 use crate::governor::json_text;
-use crate::task::{CallTask, Target};
+use crate::governor::{CallTask, Target};
+use crate::text::Text;
 
 /// A whole number of milliseconds, for `option`.
 fn millis(value: &Value, option: &str) -> leasekit::Result<Duration> {

@@ -3,9 +3,9 @@
 //! (`leasekit::wire` for the shapes).
 //!
 //! Two rules hold for every value a JavaScript caller hands in:
-//! * **Text**: every string is read by [`read_text`] (the UTF-16 code units, encoded here), as
-//!   an argument ([`Text`]), inside an object ([`JsArg::json`]) or on the authorize fast path
-//!   (`fast.rs`). A lone surrogate has no UTF-8 form and is refused with `INVALID_REQUEST`,
+//! * **Text**: every string is read by [`read_text`] (`text.rs`, the one text conversion), as
+//!   an argument ([`crate::text::Text`]), inside an object ([`JsArg::json`]) or on the authorize
+//!   fast path (`fast/`). A lone surrogate has no UTF-8 form and is refused with `INVALID_REQUEST`,
 //!   never replaced: the core must check exactly the caller's string.
 //! * **Own data only**: an object is read through its own enumerable string keys
 //!   ([`JsArg::entries`]), never through its prototype chain, so a polluted `Object.prototype`
@@ -13,11 +13,13 @@
 
 use std::ptr;
 
-use leasekit::{Decimal, Error, Lease, LeaseConstraints, Timestamp, wire};
+use leasekit::{Decimal, Error, Lease, LeaseConstraints, Timestamp};
 use napi::ValueType;
 use napi::bindgen_prelude::{BigInt, FromNapiValue, TypeName, ValidateNapiValue};
 use napi::sys::{self, Status, napi_env, napi_value};
 use serde_json::{Map, Number, Value};
+
+use crate::text::{not_text, read_text};
 
 /// The intrinsic prototypes a plain value may have.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -31,128 +33,6 @@ enum Intrinsic {
 /// Nesting deeper than this is refused (a lease is two levels deep; this bounds recursion on
 /// cyclic or hostile objects).
 const MAX_DEPTH: usize = 64;
-
-/// Code units read in the first (usually only) copy of a string.
-const FIRST_UNITS: usize = 256;
-
-/// What reading a JavaScript string can find besides text.
-pub(crate) enum NotText {
-    /// Not a string at all.
-    NotAString,
-    /// A string with a lone surrogate: it has no UTF-8 form.
-    LoneSurrogate,
-}
-
-/// Reads a JavaScript string as UTF-8 into `out`, the one conversion of every string a caller
-/// passes. A lone surrogate is refused rather than replaced: the text core checks must be
-/// exactly the caller's string.
-///
-/// Reads the UTF-16 code units (a plain copy in V8, unlike its UTF-8 writer, which replaces
-/// lone surrogates) and encodes them here, with a fast path for ASCII. `units` and `out` are
-/// buffers the caller may reuse.
-///
-/// # Safety
-/// `env` is the environment of the current call and `value` a live value of it.
-pub(crate) unsafe fn read_text<'b>(
-    env: napi_env,
-    value: napi_value,
-    units: &mut Vec<u16>,
-    out: &'b mut Vec<u8>,
-) -> Result<&'b str, NotText> {
-    // One copy into the reused buffer; only a string that fills it is measured and re-read.
-    units.clear();
-    units.reserve(FIRST_UNITS);
-    let mut room = units.capacity();
-    let mut copied = 0usize;
-    // SAFETY: `units` has room for `room` code units (Node writes at most `room - 1` plus a
-    // NUL); `copied` of them are initialized afterwards.
-    if unsafe {
-        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), room, &mut copied)
-    } != Status::napi_ok
-    {
-        return Err(NotText::NotAString);
-    }
-    if copied + 1 >= room {
-        let mut len = 0usize;
-        // SAFETY: a NULL buffer asks for the length in code units.
-        unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len) };
-        units.reserve(len + 1);
-        room = len + 1;
-        // SAFETY: as above, with room for the whole string.
-        if unsafe {
-            sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), room, &mut copied)
-        } != Status::napi_ok
-        {
-            return Err(NotText::NotAString);
-        }
-    }
-    // SAFETY: Node initialized `copied` (< room <= capacity) units.
-    unsafe { units.set_len(copied.min(room - 1)) };
-    // Narrow every unit to a byte and OR them together in one vectorizable pass; the bytes
-    // are the text when every unit was ASCII.
-    out.clear();
-    out.reserve(units.len());
-    let mut any = 0u16;
-    for (b, &u) in out.spare_capacity_mut().iter_mut().zip(units.iter()) {
-        any |= u;
-        b.write(u as u8);
-    }
-    // SAFETY: the loop above initialized the first `units.len()` bytes.
-    unsafe { out.set_len(units.len()) };
-    if any >= 0x80 {
-        out.clear();
-        for c in char::decode_utf16(units.iter().copied()) {
-            let c = c.map_err(|_| NotText::LoneSurrogate)?;
-            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-        }
-    }
-    // SAFETY: `out` holds ASCII bytes, or the UTF-8 encoding of decoded chars.
-    Ok(unsafe { std::str::from_utf8_unchecked(out) })
-}
-
-/// The error for a value that is not text, naming `what`.
-pub(crate) fn not_text(what: &str, why: NotText) -> Error {
-    match why {
-        NotText::NotAString => Error::invalid(format!("{what} must be a string")),
-        NotText::LoneSurrogate => Error::invalid(format!(
-            "the {what} contains a lone surrogate (not valid Unicode)"
-        )),
-    }
-}
-
-/// A string argument, read by [`read_text`]. A non-string or a lone surrogate is thrown as
-/// napi's `InvalidArg`, which `index.js` turns into `InvalidRequestError`.
-pub struct Text(pub String);
-
-impl std::ops::Deref for Text {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl TypeName for Text {
-    fn type_name() -> &'static str {
-        "string"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::String
-    }
-}
-
-impl ValidateNapiValue for Text {}
-
-impl FromNapiValue for Text {
-    unsafe fn from_napi_value(env: napi_env, value: napi_value) -> napi::Result<Self> {
-        // SAFETY: a live value of the current call.
-        unsafe { JsArg::from_raw(env, value) }
-            .text("string argument")
-            .map(Text)
-            .map_err(|e| napi::Error::new(napi::Status::InvalidArg, e.message().to_owned()))
-    }
-}
 
 /// Any JavaScript argument, kept as the raw value of the current call and read on demand
 /// (inside the call's error boundary) by the readers below.
@@ -546,33 +426,6 @@ pub fn amount_from_js(value: &AmountInput) -> leasekit::Result<Decimal> {
     match value {
         AmountInput::Text(text) | AmountInput::BigInt(text) => leasekit::parse_amount(text),
         AmountInput::Number(number) => leasekit::amount_from_f64(*number),
-    }
-}
-
-/// A caller-given amount map `{currency: amount}` as core's wire shape
-/// (`leasekit::wire::Amounts`): a number becomes its shortest decimal text and a bigint its
-/// digits; the wire decides what is a valid amount.
-pub fn amounts_from_js(value: &JsArg) -> leasekit::Result<wire::Amounts> {
-    let value = match value.json()? {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(currency, amount)| (currency, number_as_text(amount)))
-                .collect(),
-        ),
-        other => other,
-    };
-    wire::Amounts::from_value(value, "parentRemaining")
-}
-
-/// A JSON number as its decimal text (Rust prints the shortest round-tripping digits of an
-/// `f64` and never an exponent); any other value unchanged.
-fn number_as_text(value: Value) -> Value {
-    match &value {
-        Value::Number(n) if n.is_f64() => {
-            Value::String(format!("{}", n.as_f64().unwrap_or(f64::NAN)))
-        }
-        Value::Number(n) => Value::String(n.to_string()),
-        _ => value,
     }
 }
 

@@ -3,8 +3,9 @@
 use leasekit::{Clock, SystemClock};
 use napi_derive::napi;
 
-use crate::boundary::{Result, run};
-use crate::convert::{JsArg, Text, constraints_from_js};
+use crate::convert::{JsArg, constraints_from_js};
+use crate::error::{Result, run};
+use crate::text::Text;
 
 /// Parses an `expires_at` value strictly (`YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z`) and returns it
 /// in canonical RFC 3339 form (fraction trimmed). Throws `InvalidRequestError` otherwise.

@@ -1,4 +1,5 @@
-//! `Governor` (the embedded governor of SEMANTICS 13) and `decodeFrame`.
+//! `Governor` (the embedded governor of SEMANTICS 13), `decodeFrame`, and the Promise
+//! variants of the governor and client calls ([`CallTask`]).
 //!
 //! Only conversion happens here: JavaScript data to core's wire JSON (own enumerable keys of
 //! plain objects only, see `convert.rs`) and back, core errors to thrown `LeaseError`s. Every
@@ -7,18 +8,21 @@
 //! store with `synchronous: "full"` blocks the calling thread for the commit (an fsync).
 
 use std::cell::RefCell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 
 use leasekit::governor::EmbeddedGovernor;
+use leasekit::governor::client::GovernorClient as CoreClient;
 use leasekit::governor::wire::decode_request_frame;
 use leasekit::{Error, ErrorCode};
 use napi::ValueType;
-use napi::bindgen_prelude::{AsyncTask, Buffer, Uint8Array};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Env, Task, Uint8Array};
 use napi_derive::napi;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::boundary::{Result, run};
-use crate::convert::{JsArg, Text};
-use crate::task::{CallTask, Target};
+use crate::convert::JsArg;
+use crate::error::{Result, run};
+use crate::text::Text;
 
 /// JSON text for core from a JavaScript argument: `undefined`/`null` is `{}`, a string is
 /// taken as JSON text (core parses it), anything else is read as plain data.
@@ -50,11 +54,6 @@ fn open_options(arg: Option<&JsArg>) -> leasekit::Result<String> {
         map.insert(key, value);
     }
     Ok(Value::Object(map).to_string())
-}
-
-/// Core's answer (JSON text) as JavaScript data.
-pub(crate) fn answer(json: &str) -> leasekit::Result<Value> {
-    serde_json::from_str(json).map_err(|e| Error::new(ErrorCode::InternalError, e.to_string()))
 }
 
 /// An embedded governor: LeaseGate's admission protocol over an in-memory or SQLite store
@@ -191,19 +190,60 @@ pub fn decode_frame(frame: Uint8Array) -> Result<Value> {
     })
 }
 
-/// The lint warnings of `lease` (SEMANTICS-valid patterns that are almost never meant, such
-/// as `https://api.example.com**`), in capability and pattern order: `{code, capability,
-/// pattern, message, hint}` with stable kebab-case codes. An invalid lease throws
-/// `InvalidRequestError`.
-#[napi(ts_args_type = "lease: LeaseInput", ts_return_type = "LeaseWarning[]")]
-pub fn lint_lease(lease: crate::compiled::LeaseArg<'_>) -> Result<Value> {
-    run(|| {
-        let lease = crate::compiled::lease_arg(&lease)?;
-        let json = leasekit::lint_lease_json(&lease.to_json())?;
-        let mut out = answer(&json)?;
-        Ok(out
-            .get_mut("warnings")
-            .map(Value::take)
-            .unwrap_or(Value::Array(Vec::new())))
-    })
+// The Promise variants of the governor calls (`callAsync`, and the typed `...Async` methods
+// of `index.js`): the same strict call as the synchronous form, run on the libuv thread pool
+// so a SQLite commit or a daemon round trip does not block the event loop. Concurrent calls
+// on one SQLite governor share commits (group commit).
+//
+// The request is converted on the JavaScript thread before the task is queued; the task
+// resolves to the JSON text `{"ok": response}` or `{"error": {code, message, retryable,
+// details}}` (core's error JSON), which `index.js` turns into the value or a rejected
+// `LeaseError`, since a napi-rs task can only reject with a napi status, not an ARCP code.
+
+/// What runs a call.
+pub(crate) enum Target {
+    /// An embedded governor.
+    Embedded(EmbeddedGovernor),
+    /// A daemon client.
+    Client(Arc<CoreClient>),
+}
+
+/// One strict call, run off the JavaScript thread.
+pub struct CallTask {
+    target: Target,
+    command: String,
+    payload: String,
+}
+
+impl CallTask {
+    /// A call of `command` with `payload` (JSON text) on `target`.
+    pub(crate) fn new(target: Target, command: String, payload: String) -> CallTask {
+        CallTask {
+            target,
+            command,
+            payload,
+        }
+    }
+}
+
+impl Task for CallTask {
+    type Output = leasekit::Result<String>;
+    type JsValue = String;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let run = || match &self.target {
+            Target::Embedded(g) => g.governor().call_json(&self.command, &self.payload),
+            Target::Client(c) => c.call_json(&self.command, &self.payload),
+        };
+        Ok(catch_unwind(AssertUnwindSafe(run))
+            .unwrap_or_else(|p| Err(Error::internal_from_panic(&*p))))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<String> {
+        // core's answer is one JSON value, so it nests as it is.
+        Ok(match output {
+            Ok(payload) => format!("{{\"ok\":{payload}}}"),
+            Err(e) => json!({ "error": e.to_json() }).to_string(),
+        })
+    }
 }

@@ -4,48 +4,21 @@
 //! holds a core `ManualClock` and sets it from the JavaScript clock (called synchronously,
 //! on the JavaScript thread) right before each time-gated operation.
 
+use std::any::Any;
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp, wire};
 use napi::Env;
-use napi::JsValue;
-use napi::bindgen_prelude::{FromNapiValue, Function, FunctionRef, Unknown};
+use napi::bindgen_prelude::{FromNapiValue, Function, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::boundary::{Result, run};
-use crate::compiled::{LeaseArg, lease_arg};
-use crate::convert::{AmountInput, JsArg, Text, amount_from_js, constraints_from_js};
-use crate::fast::{FastGuard, KEY_SHIFT};
-use crate::registry::{Handle, Registry};
-
-/// A JavaScript clock function and the core clock it drives.
-pub(crate) struct JsClock {
-    manual: Arc<ManualClock>,
-    func: FunctionRef<(), Unknown<'static>>,
-}
-
-impl JsClock {
-    /// Reads the JavaScript clock and sets the core clock to its answer.
-    pub(crate) fn refresh(&self, env: &Env) -> leasekit::Result<()> {
-        let answer = self
-            .func
-            .borrow_back(env)
-            .and_then(|f| f.call(()))
-            .map_err(|e| {
-                Error::new(
-                    leasekit::ErrorCode::InternalError,
-                    format!("the clock function failed: {}", e.reason),
-                )
-            })?;
-        // SAFETY: the clock's answer is a live value of the current call on `env`.
-        let answer = unsafe { JsArg::from_raw(env.raw(), answer.raw()) };
-        self.manual.set(answer.time()?);
-        Ok(())
-    }
-}
+use crate::clock::JsClock;
+use crate::convert::{AmountInput, JsArg, amount_from_js, constraints_from_js};
+use crate::error::{Result, run};
+use crate::lease::{LeaseArg, lease_arg};
+use crate::text::Text;
 
 /// Enforces one lease at run time: `authorize` checks expiry, budget and patterns (in
 /// that order), spend metrics decrement the exact budget counters, `reserve`
@@ -55,16 +28,10 @@ impl JsClock {
 pub struct LeaseGuard {
     inner: leasekit::LeaseGuard,
     clock: Option<Arc<JsClock>>,
-    /// The registry slot of the authorize fast path, once `index.js` asked for it.
-    fast: RefCell<Option<(Rc<Registry>, Handle)>>,
-}
-
-impl Drop for LeaseGuard {
-    fn drop(&mut self) {
-        if let Some((registry, handle)) = self.fast.get_mut().take() {
-            registry.remove(handle);
-        }
-    }
+    /// What another module ties to this guard object's lifetime, dropped with it: the
+    /// registry slot of the authorize fast path (`fast/`), once `index.js` asked for it. Opaque
+    /// here, so that the fast path depends on the guard and not the reverse.
+    attachment: RefCell<Option<Box<dyn Any>>>,
 }
 
 /// Guard settings read from the `options` object.
@@ -109,6 +76,23 @@ fn settings_from_js(options: Option<&JsArg>) -> leasekit::Result<Settings> {
     Ok(settings)
 }
 
+impl LeaseGuard {
+    /// The core guard.
+    pub(crate) fn core(&self) -> &leasekit::LeaseGuard {
+        &self.inner
+    }
+
+    /// The JavaScript clock, if the guard was given one.
+    pub(crate) fn js_clock(&self) -> Option<&Arc<JsClock>> {
+        self.clock.as_ref()
+    }
+
+    /// The slot for what another module ties to this guard's lifetime (see the field).
+    pub(crate) fn attachment(&self) -> &RefCell<Option<Box<dyn Any>>> {
+        &self.attachment
+    }
+}
+
 #[napi]
 impl LeaseGuard {
     /// A guard for `lease` with optional `constraints` (`{expires_at}`) and options
@@ -143,7 +127,7 @@ impl LeaseGuard {
                     settings.options,
                 ),
                 clock: settings.clock,
-                fast: RefCell::default(),
+                attachment: RefCell::default(),
             })
         })
     }
@@ -256,7 +240,7 @@ impl LeaseGuard {
             Ok(LeaseGuard {
                 inner: self.inner.delegate(child, constraints)?,
                 clock: self.clock.clone(),
-                fast: RefCell::default(),
+                attachment: RefCell::default(),
             })
         })
     }
@@ -266,34 +250,6 @@ impl LeaseGuard {
     #[napi(ts_return_type = "Metric[]")]
     pub fn close(&self) -> Result<Value> {
         run(|| wire::metrics_value(&self.inner.close()))
-    }
-
-    /// This guard's key for the shared authorize function (its handle times 8, see `fast.rs`
-    /// and `registry.rs`), registered on first use and released when the guard is
-    /// collected. Internal.
-    #[napi(js_name = "__fastKey", skip_typescript)]
-    pub fn fast_key(&self) -> Result<i64> {
-        run(|| {
-            let mut fast = self.fast.borrow_mut();
-            if let Some((_, handle)) = &*fast {
-                return Ok((*handle << KEY_SHIFT) as i64);
-            }
-            let registry = Registry::current();
-            let handle = registry
-                .insert(FastGuard {
-                    guard: self.inner.clone(),
-                    clock: self.clock.clone(),
-                    scratch: Default::default(),
-                })
-                .ok_or_else(|| {
-                    Error::new(
-                        leasekit::ErrorCode::InternalError,
-                        "too many live guards on this thread",
-                    )
-                })?;
-            *fast = Some((registry, handle));
-            Ok((handle << KEY_SHIFT) as i64)
-        })
     }
 
     /// Whether `close()` has been called.

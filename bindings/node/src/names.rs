@@ -2,8 +2,8 @@
 
 use napi_derive::napi;
 
-use crate::boundary::{Result, run};
-use crate::convert::Text;
+use crate::error::{Result, run};
+use crate::text::Text;
 
 /// Whether `name` is a valid capability name (one of the 7 reserved names or
 /// `x-vendor.<seg>.<seg>...`).
@@ -19,7 +19,7 @@ pub fn is_reserved_capability_name(#[napi(ts_arg_type = "string")] name: Text) -
 }
 
 /// The core's reserved capability names, in the order whose indexes `index.js` passes to the
-/// authorize fast path (`fast.rs`) instead of the name. Internal.
+/// authorize fast path (`fast/`) instead of the name. Internal.
 #[napi(js_name = "__reservedCapabilities", skip_typescript)]
 pub fn reserved_capabilities() -> Vec<&'static str> {
     leasekit::RESERVED_CAPABILITIES.to_vec()
@@ -47,8 +47,9 @@ pub fn validate_pattern(
 
 /// Whether `pattern` grants `target` for `capability`. The pattern is validated and the
 /// target canonicalized first; either being invalid throws `InvalidRequestError`.
+/// `matchGlob` is the same function under its former name.
 #[napi]
-pub fn match_glob(
+pub fn match_pattern(
     #[napi(ts_arg_type = "string")] capability: Text,
     #[napi(ts_arg_type = "string")] pattern: Text,
     #[napi(ts_arg_type = "string")] target: Text,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import * as lk from '../index.mjs'
-import { normDecimal, repoRoot, sameDecimalMap } from './support.mjs'
+import { normDecimal, repoRoot, sameDecimalMap, subsetOptions } from './support.mjs'
 import { governorMismatch, opFrameDecode, opGovernor } from './governor-ops.mjs'
 
 const dir = process.env.LEASEKIT_VECTORS || path.join(repoRoot, 'conformance', 'vectors')
@@ -87,12 +87,7 @@ const OPS = {
   validate_lease: (i) => (lk.normalizeLease(i.lease), 'ok'),
   canonicalize: (i) => lk.canonicalizeTarget(i.capability, i.target),
   match: (i) => lk.matchGlob(i.capability, i.pattern, i.target),
-  subset: (i) =>
-    lk.isLeaseSubset(i.child, i.parent, {
-      parentRemaining: i.parent_remaining,
-      childConstraints: i.child_constraints,
-      parentConstraints: i.parent_constraints,
-    }),
+  subset: (i) => lk.isLeaseSubset(i.child, i.parent, subsetOptions(i)),
   budget_parse: (i) => ({ ...lk.parseBudgetAmount(i.entry) }),
   budget_sum: (i) => ({ ...lk.sumBudgetEntries(i.entries) }),
   expires_at: (i) => (lk.validateLeaseConstraints({ expires_at: i.value }, lk.parseExpiresAt(i.now)), 'ok'),

@@ -35,8 +35,8 @@ test('index.d.ts declares every runtime export, with doc comments', () => {
     const declared = new RegExp(`export declare (function|class|const) ${name}\\b`).test(dts)
     assert.ok(declared, `${name} is not declared in index.d.ts`)
   }
-  for (const name of ['matchGlob', 'canonicalizeTarget', 'isLeaseSubset', 'LeaseGuard']) {
-    const at = dts.search(new RegExp(`export declare (function|class) ${name}\\b`))
+  for (const name of ['matchPattern', 'matchGlob', 'canonicalizeTarget', 'isLeaseSubset', 'LeaseGuard']) {
+    const at = dts.search(new RegExp(`export declare (function|class|const) ${name}\\b`))
     assert.ok(dts.slice(0, at).trimEnd().endsWith('*/'), `${name} has no doc comment`)
   }
 })

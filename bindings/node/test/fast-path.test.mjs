@@ -1,4 +1,4 @@
-// The authorize fast path (src/fast.rs, src/registry.rs): one native function for every
+// The authorize fast path (src/fast/mod.rs, src/fast/registry.rs): one native function for every
 // guard, reached by a numeric key. Keys that name no live guard are refused, never followed.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'

@@ -28,3 +28,18 @@ export function sameDecimalMap(a, b) {
   if (JSON.stringify(ka) !== JSON.stringify(kb)) return false
   return ka.every((k) => normDecimal(a[k]) === normDecimal(b[k]))
 }
+
+/**
+ * The subset options of a conformance `subset` vector (conformance/README.md): every input key
+ * but `child` and `parent`, with its value unchanged. Keys are respelled in Node's camelCase
+ * (`parent_remaining` -> `parentRemaining`), unknown ones included, so that core (which
+ * refuses unknown keys) sees each of them; nothing is dropped here.
+ */
+export function subsetOptions(input) {
+  const options = {}
+  for (const [key, value] of Object.entries(input)) {
+    if (key === 'child' || key === 'parent') continue
+    options[key.replace(/_([a-z])/g, (_, c) => c.toUpperCase())] = value
+  }
+  return options
+}

@@ -103,7 +103,7 @@ test('isLeaseSubset / assertLeaseSubset', () => {
   const child = { 'tool.call': ['x'], 'cost.budget': ['USD:3', 'USD:1'] }
   assert.equal(lk.isLeaseSubset(child, parent), true)
   assert.equal(lk.isLeaseSubset(child, parent, { parentRemaining: { USD: '3.5' } }), false)
-  assert.equal(lk.isLeaseSubset(child, parent, { parentRemaining: { USD: 4 } }), true)
+  assert.equal(lk.isLeaseSubset(child, parent, { parentRemaining: { USD: '4' } }), true)
   // expiry: the child may not outlive the parent
   const parentConstraints = { expires_at: '2030-01-01T00:00:00Z' }
   assert.equal(lk.isLeaseSubset(child, parent, { parentConstraints, childConstraints: { expires_at: new Date('2029-01-01T00:00:00Z') } }), true)
@@ -113,15 +113,16 @@ test('isLeaseSubset / assertLeaseSubset', () => {
   assert.throws(() => lk.isLeaseSubset(child, parent, { parent_remaining: {} }), lk.InvalidRequestError)
   assert.throws(() => lk.isLeaseSubset(child, parent, { bogus: 1 }), lk.InvalidRequestError)
   // parentRemaining follows core's one rule for caller-given amounts (leasekit::wire::Amounts):
-  // signed (a guard's remaining() after an overspend round-trips), at most 9 fraction digits
+  // decimal strings, signed (a guard's remaining() after an overspend round-trips), at most 9
+  // fraction digits
   const g = new lk.LeaseGuard(parent)
   g.recordMetric('cost.llm', '7.25', 'USD')
   assert.deepEqual({ ...g.remaining() }, { USD: '-2.25' })
   assert.equal(lk.isLeaseSubset({ 'cost.budget': ['USD:0'] }, parent, { parentRemaining: g.remaining() }), false)
-  assert.equal(lk.isLeaseSubset({ 'tool.call': ['x'] }, parent, { parentRemaining: { USD: -1 } }), true)
+  assert.equal(lk.isLeaseSubset({ 'tool.call': ['x'] }, parent, { parentRemaining: { USD: '-1' } }), true)
   assert.equal(lk.isLeaseSubset(child, parent, { parentRemaining: { USD: '4.000000000' } }), true)
-  assert.equal(lk.isLeaseSubset(child, parent, { parentRemaining: { USD: 4n } }), true)
-  for (const bad of ['4.0000000000', '1e3', '+1', '', NaN, Infinity, 0.1 + 0.2, true, null, [1]]) {
+  // strings only: a number or bigint is refused like any other non-string
+  for (const bad of ['4.0000000000', '1e3', '+1', '', 4, -1, 4n, NaN, Infinity, 0.1 + 0.2, true, null, [1]]) {
     assert.throws(() => lk.isLeaseSubset(child, parent, { parentRemaining: { USD: bad } }), lk.InvalidRequestError, String(bad))
   }
   assert.throws(() => lk.isLeaseSubset(child, parent, { childConstraints: { expires_at: '2031-01-01T00:00:00+00:00' } }), lk.InvalidRequestError)

@@ -1,4 +1,4 @@
-// Every string a caller passes goes through one conversion (src/convert.rs `read_text`): a
+// Every string a caller passes goes through one conversion (src/text.rs `read_text`): a
 // string holding a lone surrogate has no UTF-8 form and is refused with InvalidRequestError
 // everywhere (arguments, strings inside objects, the authorize fast path), never replaced by
 // U+FFFD (docs/decisions.md, "Text crossing a binding").
@@ -9,6 +9,8 @@ import * as lk from '../index.mjs'
 const BAD = '/data/\uD800' // a lone high surrogate
 const LOW = 'x\uDC00' // a lone low surrogate
 const guard = new lk.LeaseGuard({ 'fs.read': ['/data/**'], 'model.use': ['gpt-*'], 'cost.budget': ['USD:5'] })
+const agentfile = lk.Agentfile.parse('AGENT a\n')
+const governor = lk.Governor.open('memory', {}, { manualClock: '2026-01-01T00:00:00Z' })
 
 const CALLS = {
   isValidCapabilityName: () => lk.isValidCapabilityName(LOW),
@@ -53,6 +55,23 @@ const CALLS = {
   'reserve.currency': () => guard.reserve(LOW, '1'),
   'reserve.amount': () => guard.reserve('USD', '1' + LOW),
   delegate: () => guard.delegate({ 'fs.read': [BAD] }),
+  lintLease: () => lk.lintLease({ 'fs.read': [BAD] }),
+  'isLeaseSubset.parentRemainingValue': () => lk.isLeaseSubset({}, {}, { parentRemaining: { USD: '1' + LOW } }),
+  'Agentfile.parse': () => lk.Agentfile.parse('AGENT ' + LOW),
+  'Agentfile.parse.options': () => lk.Agentfile.parse('AGENT a', { [LOW]: true }),
+  'checkAgentfile.options': () => lk.checkAgentfile('AGENT a', { [LOW]: true }),
+  'evaluatePolicy.principal': () => agentfile.evaluatePolicy(LOW, 'AgentRC::Action::"call"', 'AgentRC::Tool::"x"'),
+  'evaluatePolicy.action': () => agentfile.evaluatePolicy('AgentRC::Agent::"a"', LOW, 'AgentRC::Tool::"x"'),
+  'evaluatePolicy.resource': () => agentfile.evaluatePolicy('AgentRC::Agent::"a"', 'AgentRC::Action::"call"', LOW),
+  'evaluatePolicy.context': () => agentfile.evaluatePolicy('AgentRC::Agent::"a"', 'AgentRC::Action::"call"', 'AgentRC::Tool::"x"', { k: LOW }),
+  'Governor.open.store': () => lk.Governor.open(LOW),
+  'Governor.open.policy': () => lk.Governor.open('memory', { [LOW]: 1 }),
+  'Governor.call.command': () => governor.call(LOW, {}),
+  'Governor.call.request': () => governor.call('Acquire', { actorId: LOW }),
+  'Governor.handle.command': () => governor.handle(LOW, '{}'),
+  'Governor.handle.payload': () => governor.handle('Acquire', '{"actorId": "a"}' + LOW),
+  'Governor.setTime': () => governor.setTime('2030-01-01T00:00:00Z' + LOW),
+  'GovernorClient.connect': () => lk.GovernorClient.connect('/tmp/' + LOW),
 }
 
 for (const [name, call] of Object.entries(CALLS)) {

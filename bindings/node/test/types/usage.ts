@@ -8,6 +8,8 @@ import {
   type Lease, type ErrorCode, type Metric, type AgentfileReport,
   Governor, GovernorClient, decodeFrame, lintLease, type LeaseWarning, type GovernorMethods,
 } from 'leasekit'
+import * as compat from 'leasekit/arcp-compat'
+import { checkBudgetRemaining } from 'leasekit'
 
 const lease: Lease = { 'fs.read': ['/data/**'], 'cost.budget': ['USD:5'] }
 const ok: boolean = matchGlob('fs.read', '/data/**', '/data/x')
@@ -85,7 +87,19 @@ validateLeaseShape({ 'fs.read': '/data' })
 parseAmount(true)
 // @ts-expect-error the clock returns a time value
 new LeaseGuard(lease, null, { clock: () => true })
+// @ts-expect-error an amount map takes decimal strings only
+isLeaseSubset(lease, lease, { parentRemaining: { USD: 5 } })
+checkBudgetRemaining({ USD: '1' })
+// leasekit/arcp-compat: the ARCP TypeScript SDK's names and argument shapes
+compat.validateLeaseOp({ lease, capability: 'fs.read', target: '/data/x', ctx: { now: Date.now(), budgetRemaining: new Map([['USD', '1']]) } })
+const compatBudget: Map<string, string> = compat.initialBudgetFromLease(lease)
+const compatSubset: boolean = compat.isLeaseSubset(lease, lease, new Map([['USD', '5']]))
+compat.assertLeaseConstraintsSubset({ expires_at: '2030-01-01T00:00:00Z' }, undefined)
+const compatExpiry: number | null = compat.validateLeaseConstraints({ expires_at: '2030-01-01T00:00:00Z' }, Date.now())
+const compatMatch: boolean = compat.matchGlob('/data/**', '/data/x', 'fs.read')
+// @ts-expect-error the SDK's numbers are refused: decimal strings only
+compat.isLeaseSubset(lease, lease, new Map([['USD', 5]]))
 // @ts-expect-error not an ARCP code
 const wrong: ErrorCode = 'NOT_A_CODE'
 
-void [ok, canonical, subset, compiledSubset, budget, amount, normalized, names, narrowed, report, target, emitted, remaining, expires, cls, isViolation, wrong]
+void [compatBudget, compatSubset, compatExpiry, compatMatch, ok, canonical, subset, compiledSubset, budget, amount, normalized, names, narrowed, report, target, emitted, remaining, expires, cls, isViolation, wrong]

@@ -1,4 +1,5 @@
-//! The guards the shared authorize function (`fast.rs`) can reach, by number.
+//! The guards the shared authorize function (`authorize.rs`) can reach, by number, and what
+//! a slot holds for each.
 //!
 //! `index.js` calls one native function for every guard, passing the guard's handle: a
 //! number naming a slot of this thread's registry and the slot's generation. One function
@@ -7,18 +8,43 @@
 //! passes can be mistaken for memory: an unknown or stale handle finds no guard.
 //!
 //! A slot is filled when `index.js` first asks for a guard's handle and emptied when the
-//! guard object is collected (its `Drop`). Each JavaScript thread has its own registry, as
+//! guard object is collected (the [`Registration`] attached to it is dropped). Each JavaScript thread has its own registry, as
 //! each has its own guards.
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
-use crate::fast::FastGuard;
+use crate::clock::JsClock;
+
+/// What a registry slot holds for one guard: the core guard (shared with its `LeaseGuard`
+/// object) and its clock.
+pub(crate) struct FastGuard {
+    pub(crate) guard: leasekit::LeaseGuard,
+    pub(crate) clock: Option<Arc<JsClock>>,
+    /// Buffers reused by every call (only ever used on this guard's JavaScript thread; a
+    /// re-entrant call, from the clock, uses fresh ones).
+    pub(crate) scratch: RefCell<Scratch>,
+}
+
+/// Scratch buffers that grew past this many code units are not kept.
+pub(super) const KEEP_UNITS: usize = 1 << 16;
+
+/// Reusable buffers, so a call allocates nothing once warm.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    pub(super) units: Vec<u16>,
+    pub(super) capability: Vec<u8>,
+    pub(super) target: Vec<u8>,
+}
+
+/// A key is a handle shifted left by this many bits, plus the capability.
+pub(crate) const KEY_SHIFT: u32 = 3;
 
 /// Bits of a handle naming the slot; the bits above count the slot's reuses.
 const INDEX_BITS: u32 = 26;
 /// A slot reused this many times is retired, so a handle is never repeated and a key (the
-/// handle times 8 plus a capability, see `fast.rs`) stays below 2^53, exact as a JavaScript
+/// handle times 8 plus a capability, see `fast/mod.rs`) stays below 2^53, exact as a JavaScript
 /// number.
 const MAX_GENERATION: u32 = 1 << 24;
 
@@ -120,5 +146,33 @@ impl Drop for Registry {
         for slot in self.inner.get_mut().slots.drain(..) {
             std::mem::forget(slot.guard);
         }
+    }
+}
+
+/// A guard's slot, tied to its `LeaseGuard` object (attached to it, see `fast/mod.rs`): dropping
+/// it, when the object is collected, empties the slot.
+pub(crate) struct Registration {
+    registry: Rc<Registry>,
+    handle: Handle,
+}
+
+impl Registration {
+    /// Stores `guard` in this thread's registry; `None` when every handle is taken.
+    pub(crate) fn new(guard: FastGuard) -> Option<Registration> {
+        let registry = Registry::current();
+        let handle = registry.insert(guard)?;
+        Some(Registration { registry, handle })
+    }
+
+    /// The guard's key for the shared authorize function: its handle shifted by
+    /// [`KEY_SHIFT`].
+    pub(crate) fn key(&self) -> u64 {
+        self.handle << KEY_SHIFT
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.registry.remove(self.handle);
     }
 }

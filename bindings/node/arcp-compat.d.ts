@@ -1,0 +1,49 @@
+// Types of `leasekit/arcp-compat`: the ARCP TypeScript SDK's lease helpers (`@arcp/runtime`
+// lease.ts) under their SDK names, answered by leasekit's core. Differences from the SDK are
+// documented in arcp-compat.js; every one fails closed.
+import type { BudgetAmount, ConstraintsInput, LeaseInput, TimeInput } from './index.js'
+
+/** An amount map as the SDK passes it (a Map) or as leasekit does (a plain object); decimal strings only. */
+export type AmountMapInput = ReadonlyMap<string, string> | Record<string, string>
+
+/** The SDK's `LeaseOpContext`: expiry constraints, caller-tracked counters, a clock override. */
+export interface LeaseOpContext {
+  constraints?: ConstraintsInput | undefined
+  /** Caller-tracked remaining counters, decimal strings (a number is refused). */
+  budgetRemaining?: AmountMapInput | undefined
+  /** Clock override (epoch milliseconds, a Date or RFC 3339 text); default: the system clock. */
+  now?: TimeInput
+}
+
+/** The SDK's `ValidateLeaseOpInput`. */
+export interface ValidateLeaseOpInput {
+  readonly lease: LeaseInput
+  readonly capability: string
+  readonly target: string
+  readonly ctx?: LeaseOpContext
+}
+
+/** leasekit `validateLeaseShape`. */
+export declare function validateLeaseShape(lease: LeaseInput): void
+/** leasekit `isValidCapabilityName`. */
+export declare function isValidCapabilityName(name: string): boolean
+/** leasekit `isReservedCapabilityName`. */
+export declare function isReservedCapabilityName(name: string): boolean
+/** A LeaseGuard's `authorize` at `ctx.now`, then leasekit `checkBudgetRemaining(ctx.budgetRemaining)`. */
+export declare function validateLeaseOp(input: ValidateLeaseOpInput): void
+/** leasekit `matchPattern(capability, pattern, target)`; the capability is required. */
+export declare function matchGlob(pattern: string, target: string, capability: string): boolean
+/** leasekit `canonicalizeTarget(capability, target)`; the capability is required. */
+export declare function canonicalizeTarget(target: string, capability: string): string
+/** leasekit `initialBudget`, as a Map of exact decimal strings. */
+export declare function initialBudgetFromLease(lease: LeaseInput): Map<string, string>
+/** leasekit `isLeaseSubset` with `{parentRemaining: parentBudgetRemaining}`. */
+export declare function isLeaseSubset(child: LeaseInput, parent: LeaseInput, parentBudgetRemaining?: AmountMapInput): boolean
+/** leasekit `checkLeaseSubset` with `{parentRemaining: parentBudgetRemaining}`. */
+export declare function assertLeaseSubset(child: LeaseInput, parent: LeaseInput, parentBudgetRemaining?: AmountMapInput): void
+/** The expiry rule of leasekit `checkLeaseSubset` alone. */
+export declare function assertLeaseConstraintsSubset(childConstraints: ConstraintsInput | undefined | null, parentConstraints: ConstraintsInput | undefined | null): void
+/** leasekit `validateLeaseConstraints`; the expiry in epoch milliseconds, or null. */
+export declare function validateLeaseConstraints(constraints: ConstraintsInput | undefined | null, now?: TimeInput): number | null
+/** leasekit `parseBudgetAmount` (the amount as an exact decimal string). */
+export declare function parseBudgetAmount(entry: string): BudgetAmount

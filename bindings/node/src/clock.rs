@@ -1,0 +1,38 @@
+//! Injected clocks: a guard given a JavaScript `clock` function holds a core `ManualClock` and
+//! sets it from that function (called synchronously, on the JavaScript thread) right before
+//! each time-gated operation.
+
+use std::sync::Arc;
+
+use leasekit::{Error, ManualClock};
+use napi::Env;
+use napi::JsValue;
+use napi::bindgen_prelude::{FunctionRef, Unknown};
+
+use crate::convert::JsArg;
+
+/// A JavaScript clock function and the core clock it drives.
+pub(crate) struct JsClock {
+    pub(crate) manual: Arc<ManualClock>,
+    pub(crate) func: FunctionRef<(), Unknown<'static>>,
+}
+
+impl JsClock {
+    /// Reads the JavaScript clock and sets the core clock to its answer.
+    pub(crate) fn refresh(&self, env: &Env) -> leasekit::Result<()> {
+        let answer = self
+            .func
+            .borrow_back(env)
+            .and_then(|f| f.call(()))
+            .map_err(|e| {
+                Error::new(
+                    leasekit::ErrorCode::InternalError,
+                    format!("the clock function failed: {}", e.reason),
+                )
+            })?;
+        // SAFETY: the clock's answer is a live value of the current call on `env`.
+        let answer = unsafe { JsArg::from_raw(env.raw(), answer.raw()) };
+        self.manual.set(answer.time()?);
+        Ok(())
+    }
+}
