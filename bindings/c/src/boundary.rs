@@ -7,8 +7,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use leasekit::{Error, Result};
 
-use crate::status::LkStatus;
-use crate::strings::into_c_string;
+use crate::error::LkStatus;
+use crate::text::into_c_string;
 
 thread_local! {
     static LAST_ERROR: RefCell<Option<Error>> = const { RefCell::new(None) };

@@ -5,9 +5,9 @@ use std::ffi::c_char;
 use leasekit::{Lease, SubsetOptions, wire};
 
 use crate::boundary::call;
-use crate::json;
-use crate::status::LkStatus;
-use crate::strings::{
+use crate::convert;
+use crate::error::LkStatus;
+use crate::text::{
     arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_string,
 };
 
@@ -97,7 +97,7 @@ pub unsafe extern "C" fn lk_validate_lease_shape(json: *const c_char) -> LkStatu
     call(|| {
         // SAFETY: pointer contract documented above.
         let text = unsafe { arg_str(json, "json")? };
-        leasekit::validate_lease_shape(&json::parse(text, "json")?)
+        leasekit::validate_lease_shape(&convert::parse(text, "json")?)
     })
 }
 

@@ -3,8 +3,8 @@
 use std::ffi::c_char;
 
 use crate::boundary::call;
-use crate::status::LkStatus;
-use crate::strings::{arg_str, out_slot, put_string};
+use crate::error::LkStatus;
+use crate::text::{arg_str, out_slot, put_string};
 
 /// Lints a lease (JSON text): writes `{"warnings":[{"code","capability","pattern","message",
 /// "hint"}, ...]}` to `*out_json` (an empty list for a clean lease). Codes are stable
