@@ -1,4 +1,5 @@
-//! The `LkLease` handle: construction from JSON, JSON out, budget, subset.
+//! The `LkLease` handle: construction from JSON, JSON out, budget, subset, and
+//! `lk_lint_lease` (lease-writing mistakes, core's `lint_lease_json`).
 
 use std::ffi::c_char;
 
@@ -172,4 +173,28 @@ fn with_subset_options<T>(
         None => wire::SubsetOptions::default(),
     };
     f(&options.as_core())
+}
+
+/// Lints a lease (JSON text): writes `{"warnings":[{"code","capability","pattern","message",
+/// "hint"}, ...]}` to `*out_json` (an empty list for a clean lease). Codes are stable
+/// (`host-open-suffix`, `scheme-wildcard`, ...; docs/security.md). An invalid lease is
+/// `LK_INVALID_REQUEST`. Lint never changes what a lease grants.
+///
+/// # Safety
+/// `lease_json` is a NUL-terminated string; `out_json` points to a writable `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_lint_lease(
+    lease_json: *const c_char,
+    out_json: *mut *mut c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, lease) = unsafe {
+            (
+                out_slot(out_json, "out_json")?,
+                arg_str(lease_json, "lease_json")?,
+            )
+        };
+        put_string(slot, leasekit::lint_lease_json(lease)?)
+    })
 }

@@ -22,7 +22,6 @@ mod governor;
 mod client;
 mod guard;
 mod lease;
-mod lint;
 mod names;
 mod narrow;
 
@@ -38,7 +37,6 @@ pub use expiry::*;
 pub use governor::*;
 pub use guard::*;
 pub use lease::*;
-pub use lint::*;
 pub use names::*;
 pub use narrow::*;
 pub use text::lk_string_free;
