@@ -45,6 +45,7 @@ export const {
   __napiBindingTarget,
   errorClasses,
   LeaseError,
+  // BEGIN generated (scripts/gen-error-tables.py)
   PermissionDeniedError,
   LeaseSubsetViolationError,
   LeaseExpiredError,
@@ -60,4 +61,5 @@ export const {
   ResumeWindowExpiredError,
   HeartbeatLostError,
   InternalError,
+  // END generated
 } = leasekit
