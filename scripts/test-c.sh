@@ -32,6 +32,9 @@ cargo test -p leasekit-ffi 2>&1 | tee "$log"
 pass=$((pass + $(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) s += $i } END { print s + 0 }' "$log")))
 fail=$((fail + $(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$log")))
 
+echo "--- error tables (scripts/gen-error-tables.py --check; the header's LkStatus is verified)"
+if python3 scripts/gen-error-tables.py --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
+
 echo "--- build library and C programs"
 if ! bash bindings/c/build-c.sh; then
   echo "c: $pass passed, $((fail + 1)) failed"

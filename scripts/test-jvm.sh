@@ -37,6 +37,8 @@ else
   fail=$((fail + 1)); status=1
 fi
 
+# The error-code tables are generated (scripts/gen-error-tables.py): their check is one more test.
+if python3 "$root/scripts/gen-error-tables.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 echo "jvm: $pass passed, $fail failed"
 exit $status

@@ -62,5 +62,7 @@ pass=${pass:-0}
 fail=${fail:-0}
 # The generated-file check counts as one test.
 if [ "$generated_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+# The error-code tables are generated (scripts/gen-error-tables.py): their check is one more test.
+if python3 "$root/scripts/gen-error-tables.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 summary "$pass" "$fail" "$status"

@@ -30,6 +30,8 @@ summary=$(grep -E '(passed|failed|errors?|no tests ran).* in [0-9.]+s' "$out" | 
 num() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
 pass=$(num passed); fail=$(num failed); errs=$(num 'errors?')
 fail=$((fail + errs))
+# The error-code tables are generated (scripts/gen-error-tables.py): their check is one more test.
+if python3 "$root/scripts/gen-error-tables.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 rm -f "$out"
 echo "python: $pass passed, $fail failed"

@@ -26,6 +26,7 @@ class LeaseError extends Error {
 }
 
 // One subclass per ARCP code, named like the code (PERMISSION_DENIED -> PermissionDeniedError).
+// BEGIN generated (scripts/gen-error-tables.py)
 const CLASS_NAMES = {
   PERMISSION_DENIED: 'PermissionDeniedError',
   LEASE_SUBSET_VIOLATION: 'LeaseSubsetViolationError',
@@ -43,6 +44,7 @@ const CLASS_NAMES = {
   HEARTBEAT_LOST: 'HeartbeatLostError',
   INTERNAL_ERROR: 'InternalError',
 }
+// END generated
 
 const errorClasses = {}
 for (const [code, name] of Object.entries(CLASS_NAMES)) {

@@ -49,6 +49,7 @@ export const {
   __napiBindingTarget,
   errorClasses,
   LeaseError,
+  // BEGIN generated (scripts/gen-error-tables.py)
   PermissionDeniedError,
   LeaseSubsetViolationError,
   LeaseExpiredError,
@@ -64,4 +65,5 @@ export const {
   ResumeWindowExpiredError,
   HeartbeatLostError,
   InternalError,
+  // END generated
 } = leasekit

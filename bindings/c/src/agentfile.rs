@@ -7,10 +7,10 @@ use leasekit::agentfile::{self, Agentfile, ParseOptions};
 use leasekit::wire;
 
 use crate::boundary::call;
-use crate::json;
+use crate::convert;
+use crate::error::LkStatus;
 use crate::lease::LkLease;
-use crate::status::LkStatus;
-use crate::strings::{
+use crate::text::{
     arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_json, put_string,
 };
 
@@ -68,7 +68,7 @@ pub unsafe extern "C" fn lk_agentfile_to_json(
     call(|| {
         // SAFETY: pointer contracts documented above.
         let (slot, af) = unsafe { (out_slot(out_json, "out_json")?, arg_handle(af, "af")?) };
-        put_json(slot, &json::to_value(&af.inner)?)
+        put_json(slot, &convert::to_value(&af.inner)?)
     })
 }
 
@@ -103,7 +103,7 @@ pub unsafe extern "C" fn lk_agentfile_lint(
     call(|| {
         // SAFETY: pointer contracts documented above.
         let (slot, af) = unsafe { (out_slot(out_json, "out_json")?, arg_handle(af, "af")?) };
-        put_json(slot, &json::to_value(&agentfile::lint(&af.inner))?)
+        put_json(slot, &convert::to_value(&agentfile::lint(&af.inner))?)
     })
 }
 
@@ -198,11 +198,11 @@ pub unsafe extern "C" fn lk_agentfile_evaluate_policy(
             )
         };
         let context = match context {
-            Some(text) => json::parse(text, "context_json")?,
+            Some(text) => convert::parse(text, "context_json")?,
             None => serde_json::Value::Null,
         };
         let decision = agentfile::evaluate_policy(&af.inner, principal, action, resource, &context);
-        put_json(slot, &json::to_value(&decision)?)
+        put_json(slot, &convert::to_value(&decision)?)
     })
 }
 

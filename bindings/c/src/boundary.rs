@@ -1,14 +1,13 @@
-//! The panic-catching boundary every exported function goes through, and the
-//! thread-local last error.
+//! The panic-catching boundary every exported function goes through, the thread-local
+//! last error, and the move of result strings to the C heap (freed by `lk_string_free`).
 
 use std::cell::RefCell;
-use std::ffi::c_char;
+use std::ffi::{CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use leasekit::{Error, Result};
+use leasekit::{Error, ErrorCode, Result};
 
-use crate::status::LkStatus;
-use crate::strings::into_c_string;
+use crate::error::LkStatus;
 
 thread_local! {
     static LAST_ERROR: RefCell<Option<Error>> = const { RefCell::new(None) };
@@ -39,6 +38,16 @@ pub(crate) fn call<F: FnOnce() -> Result<()>>(body: F) -> LkStatus {
 /// swallowed so they never unwind into the host.
 pub(crate) fn call_void<F: FnOnce()>(body: F) {
     let _ = catch_unwind(AssertUnwindSafe(body));
+}
+
+/// Moves a Rust string to the C heap (free with `lk_string_free`).
+pub(crate) fn into_c_string(s: impl Into<Vec<u8>>) -> Result<*mut c_char> {
+    CString::new(s).map(CString::into_raw).map_err(|_| {
+        Error::new(
+            ErrorCode::InternalError,
+            "result contains a NUL byte and cannot be returned as a C string",
+        )
+    })
 }
 
 /// The error of the last failed leasekit call on this thread as an owned JSON string

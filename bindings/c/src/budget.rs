@@ -5,8 +5,8 @@ use std::ffi::c_char;
 use leasekit::wire;
 
 use crate::boundary::call;
-use crate::status::LkStatus;
-use crate::strings::{arg_str, arg_str_array, out_slot, put_json, put_string};
+use crate::error::LkStatus;
+use crate::text::{arg_str, arg_str_array, out_slot, put_json, put_string};
 
 /// Parses a budget entry such as `"USD:2.50"` and writes
 /// `{"currency": "USD", "amount": "2.5"}` (amount normalized) to `*out_json`.

@@ -5,9 +5,9 @@ use std::ffi::c_char;
 use leasekit::{Clock, SystemClock};
 
 use crate::boundary::call;
-use crate::json;
-use crate::status::LkStatus;
-use crate::strings::{arg_str, opt_arg_str, out_slot, put_string};
+use crate::convert;
+use crate::error::LkStatus;
+use crate::text::{arg_str, opt_arg_str, out_slot, put_string};
 
 /// Parses a strict `YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z` timestamp and writes its normalized
 /// RFC 3339 form (trimmed fraction) to `*out`.
@@ -45,7 +45,7 @@ pub unsafe extern "C" fn lk_validate_lease_constraints(
                 opt_arg_str(now, "now")?,
             )
         };
-        let constraints = json::constraints(text)?;
+        let constraints = convert::constraints(text)?;
         let now = match now {
             Some(t) => leasekit::parse_expires_at(t)?,
             None => SystemClock.now()?,

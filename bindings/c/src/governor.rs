@@ -9,8 +9,8 @@ use leasekit::governor::EmbeddedGovernor;
 use leasekit::governor::wire::decode_request_frame;
 
 use crate::boundary::{call, call_void};
-use crate::status::LkStatus;
-use crate::strings::{
+use crate::error::LkStatus;
+use crate::text::{
     arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_string,
 };
 

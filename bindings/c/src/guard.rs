@@ -10,10 +10,10 @@ use leasekit::{
 };
 
 use crate::boundary::call;
-use crate::json;
+use crate::convert;
+use crate::error::LkStatus;
 use crate::lease::LkLease;
-use crate::status::LkStatus;
-use crate::strings::{
+use crate::text::{
     arg_handle, arg_str, arg_str_n, free_handle, opt_arg_str, opt_out_slot, out_slot, put_handle,
     put_string,
 };
@@ -47,7 +47,7 @@ unsafe fn new_guard(
             opt_arg_str(options_json, "options_json")?,
         )
     };
-    let constraints = json::constraints(constraints)?;
+    let constraints = convert::constraints(constraints)?;
     let options = match options {
         Some(text) => wire::GuardOptions::from_json(text)?.to_core(),
         None => GuardOptions::default(),
@@ -362,7 +362,7 @@ pub unsafe extern "C" fn lk_guard_delegate(
         };
         let inner = guard
             .inner
-            .delegate(child.inner.clone(), json::constraints(constraints)?)?;
+            .delegate(child.inner.clone(), convert::constraints(constraints)?)?;
         put_handle(
             slot,
             LkGuard {

@@ -1,13 +1,14 @@
-//! The `LkLease` handle: construction from JSON, JSON out, budget, subset.
+//! The `LkLease` handle: construction from JSON, JSON out, budget, subset, and
+//! `lk_lint_lease` (lease-writing mistakes, core's `lint_lease_json`).
 
 use std::ffi::c_char;
 
 use leasekit::{Lease, SubsetOptions, wire};
 
 use crate::boundary::call;
-use crate::json;
-use crate::status::LkStatus;
-use crate::strings::{
+use crate::convert;
+use crate::error::LkStatus;
+use crate::text::{
     arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_string,
 };
 
@@ -97,7 +98,7 @@ pub unsafe extern "C" fn lk_validate_lease_shape(json: *const c_char) -> LkStatu
     call(|| {
         // SAFETY: pointer contract documented above.
         let text = unsafe { arg_str(json, "json")? };
-        leasekit::validate_lease_shape(&json::parse(text, "json")?)
+        leasekit::validate_lease_shape(&convert::parse(text, "json")?)
     })
 }
 
@@ -172,4 +173,28 @@ fn with_subset_options<T>(
         None => wire::SubsetOptions::default(),
     };
     f(&options.as_core())
+}
+
+/// Lints a lease (JSON text): writes `{"warnings":[{"code","capability","pattern","message",
+/// "hint"}, ...]}` to `*out_json` (an empty list for a clean lease). Codes are stable
+/// (`host-open-suffix`, `scheme-wildcard`, ...; docs/security.md). An invalid lease is
+/// `LK_INVALID_REQUEST`. Lint never changes what a lease grants.
+///
+/// # Safety
+/// `lease_json` is a NUL-terminated string; `out_json` points to a writable `char *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lk_lint_lease(
+    lease_json: *const c_char,
+    out_json: *mut *mut c_char,
+) -> LkStatus {
+    call(|| {
+        // SAFETY: pointer contracts documented above.
+        let (slot, lease) = unsafe {
+            (
+                out_slot(out_json, "out_json")?,
+                arg_str(lease_json, "lease_json")?,
+            )
+        };
+        put_string(slot, leasekit::lint_lease_json(lease)?)
+    })
 }

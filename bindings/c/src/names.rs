@@ -9,8 +9,8 @@ use std::ffi::c_char;
 use leasekit::Result;
 
 use crate::boundary::call;
-use crate::status::LkStatus;
-use crate::strings::{arg_str, arg_str_n, out_slot, put_string};
+use crate::error::LkStatus;
+use crate::text::{arg_str, arg_str_n, out_slot, put_string};
 
 fn valid_name(out: *mut bool, name: Result<&str>) -> Result<()> {
     // SAFETY: `out` follows the exported functions' contract.

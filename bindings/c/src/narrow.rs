@@ -3,12 +3,12 @@
 use std::ffi::c_char;
 
 use crate::boundary::call;
-use crate::json;
+use crate::convert;
+use crate::error::LkStatus;
 use crate::lease::LkLease;
-use crate::status::LkStatus;
 use leasekit::wire;
 
-use crate::strings::{
+use crate::text::{
     arg_handle, opt_arg_str, opt_out_slot, out_slot, put_handle, put_json, put_string,
 };
 
@@ -72,8 +72,8 @@ pub unsafe extern "C" fn lk_narrow_constraints(
             )
         };
         let narrowed = leasekit::narrow_constraints(
-            &json::constraints(requested)?,
-            &json::constraints(ceiling)?,
+            &convert::constraints(requested)?,
+            &convert::constraints(ceiling)?,
         );
         put_json(slot, &wire::constraints_value(&narrowed))
     })

@@ -76,6 +76,16 @@ static void test_invalid_utf8_is_invalid_request(void) {
     CHECK(last_error_has("not valid UTF-8"));
     LkLease *l = NULL;
     CHECK(lk_lease_from_json("{\"fs.read\": [\"/\xc3\"]}", &l) == LK_INVALID_REQUEST && l == NULL);
+    /* A lone UTF-16 surrogate: as generalized UTF-8 bytes (ED A0 80), or as a JSON escape. */
+    CHECK(lk_canonicalize_target("fs.read", "/a/\xed\xa0\x80", &s) == LK_INVALID_REQUEST && s == NULL);
+    CHECK(last_error_has("not valid UTF-8"));
+    bool valid = true;
+    CHECK(lk_is_valid_capability_name("x-vendor.a\xed\xb0\x80", &valid) == LK_INVALID_REQUEST && !valid);
+    CHECK(lk_lease_from_json("{\"fs.read\": [\"/a/\xed\xa0\x80\"]}", &l) == LK_INVALID_REQUEST && l == NULL);
+    CHECK(lk_lease_from_json("{\"fs.read\": [\"/a/\\ud800\"]}", &l) == LK_INVALID_REQUEST && l == NULL);
+    CHECK(lk_lease_from_json("{\"tool.call\": [\"\\udc00\"]}", &l) == LK_INVALID_REQUEST && l == NULL);
+    CHECK(lk_lease_from_json("{\"tool.call\": [\"web.\\ud83d\\ude00\"]}", &l) == LK_OK && l != NULL);
+    lk_lease_free(l);
 }
 
 static void test_success_clears_last_error(void) {

@@ -3,6 +3,14 @@
  * and runs it through the leasekit C API, exactly as conformance/README.md says.
  * Prints "N passed, N failed"; exits 1 on any mismatch or unknown op.
  * Vector files are read with cJSON; every result comes from the C functions.
+ *
+ * Lone surrogates (binding_text.json). A vector string may hold a lone UTF-16 surrogate
+ * escape ("\ud800"), which cJSON refuses and which a C string cannot hold as UTF-8. A C
+ * caller that got such text from a UTF-16 source holds its generalized UTF-8 (WTF-8) bytes,
+ * ED A0 80 for U+D800: the runner rewrites each lone surrogate escape of the file text to
+ * those three bytes before parsing, so every function (string, (pointer, length) and JSON
+ * text arguments alike) receives them, and the library must refuse them as invalid UTF-8
+ * with LK_INVALID_REQUEST (docs/decisions.md, "Lone surrogates in the C runner").
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -35,14 +43,48 @@ static const char *str_of(const cJSON *obj, const char *key) {
 static const char SENTINEL[] = "\xF4\x8F\xBF\xBF"; /* UTF-8 of U+10FFFF */
 #define SENTINEL_LEN 4
 
-static char *escape_nul(const char *text) {
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The code unit of the escape "\uXXXX" at p, or -1 when p holds no such escape. */
+static long escape_unit(const char *p) {
+    if (p[0] != '\\' || p[1] != 'u') return -1;
+    long unit = 0;
+    for (int i = 2; i < 6; i++) {
+        int d = hex_digit(p[i]);
+        if (d < 0) return -1;
+        unit = unit * 16 + d;
+    }
+    return unit;
+}
+
+/*
+ * Rewrites the file text before cJSON reads it: "\u0000" becomes the NUL sentinel (above),
+ * and each lone surrogate escape (a high one not followed by a low one, or a low one alone)
+ * becomes its three generalized UTF-8 bytes. Valid surrogate pairs are kept for cJSON.
+ */
+static char *prepare_text(const char *text) {
     size_t n = strlen(text);
     char *out = malloc(2 * n + 1), *o = out;
     if (!out) return NULL;
     for (const char *p = text; *p;) {
-        if (p[0] == '\\' && p[1] == 'u' && strncmp(p + 2, "0000", 4) == 0) {
+        long unit = escape_unit(p);
+        if (unit == 0) {
             memcpy(o, "\\uDBFF\\uDFFF", 12);
             o += 12;
+            p += 6;
+        } else if (unit >= 0xD800 && unit <= 0xDBFF && escape_unit(p + 6) >= 0xDC00 && escape_unit(p + 6) <= 0xDFFF) {
+            memcpy(o, p, 12); /* a pair: one character, cJSON decodes it */
+            o += 12;
+            p += 12;
+        } else if (unit >= 0xD800 && unit <= 0xDFFF) {
+            *o++ = (char)(0xE0 | (unit >> 12));
+            *o++ = (char)(0x80 | ((unit >> 6) & 0x3F));
+            *o++ = (char)(0x80 | (unit & 0x3F));
             p += 6;
         } else if (p[0] == '\\' && p[1]) {
             *o++ = *p++;
@@ -280,11 +322,12 @@ static LkStatus op_subset(const cJSON *in, cJSON **result) {
     LkStatus st = lease_of(in, "child", &child);
     if (st == LK_OK) st = lease_of(in, "parent", &parent);
     if (st == LK_OK) {
-        static const char *const keys[] = {"parent_remaining", "child_constraints", "parent_constraints"};
+        /* Every other input member is an option, unknown keys included: the library refuses those. */
         cJSON *options = cJSON_CreateObject();
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-            const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, keys[i]);
-            if (v) cJSON_AddItemToObject(options, keys[i], cJSON_Duplicate(v, true));
+        const cJSON *v;
+        cJSON_ArrayForEach(v, in) {
+            if (strcmp(v->string, "child") != 0 && strcmp(v->string, "parent") != 0)
+                cJSON_AddItemToObject(options, v->string, cJSON_Duplicate(v, true));
         }
         char *text = json_text(options);
         cJSON_Delete(options);
@@ -520,6 +563,25 @@ static const struct {
 
 /* ---------- driver ---------- */
 
+/* True when the vector's input holds a lone surrogate (its ED A0..BF xx bytes, see above). */
+static bool has_lone_surrogate(const cJSON *input) {
+    char *text = cJSON_PrintUnformatted(input);
+    bool found = false;
+    for (const unsigned char *p = (const unsigned char *)text; p && p[0] && !found; p++)
+        found = p[0] == 0xED && p[1] >= 0xA0 && p[1] <= 0xBF;
+    cJSON_free(text);
+    return found;
+}
+
+/* A refusal of such input must be the UTF-8 check, not some later rule. */
+static bool refused_as_text(char *why) {
+    char *err = lk_last_error_json();
+    bool ok = err && strstr(err, "not valid UTF-8");
+    if (!ok) snprintf(why, WHY_LEN, "lone surrogate refused by another rule: %s", err ? err : "?");
+    lk_string_free(err);
+    return ok;
+}
+
 /* The last-error JSON must agree with the returned status. */
 static bool last_error_agrees(LkStatus st, char *why) {
     cJSON *err = take_json(lk_last_error_json());
@@ -561,7 +623,7 @@ static bool run_vector(const cJSON *vector, char *why) {
             snprintf(why, WHY_LEN, "got error %s", err ? err : lk_status_name(st));
             lk_string_free(err);
         } else {
-            ok = last_error_agrees(st, why);
+            ok = last_error_agrees(st, why) && (!has_lone_surrogate(input) || refused_as_text(why));
         }
     } else if (expected_error) {
         char *text = cJSON_PrintUnformatted(result);
@@ -625,7 +687,7 @@ int main(void) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, files[f]->d_name);
         char *raw = read_file(path);
-        char *text = raw ? escape_nul(raw) : NULL;
+        char *text = raw ? prepare_text(raw) : NULL;
         cJSON *doc = text ? cJSON_Parse(text) : NULL;
         free(raw);
         free(text);

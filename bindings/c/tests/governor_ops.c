@@ -126,13 +126,7 @@ static LkStatus op_governor(const cJSON *in, cJSON **result) {
     return st;
 }
 
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
+/* hex_digit: conformance.c (this file is included by it). */
 static LkStatus op_frame_decode(const cJSON *in, cJSON **result) {
     const char *hex = str_of(in, "hex");
     if (!hex) return LK_OK; /* no result: the vector fails */

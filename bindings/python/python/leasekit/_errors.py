@@ -10,6 +10,7 @@ from typing import Any, Dict, Optional, Type
 
 __all__ = [
     "LeaseError",
+    # BEGIN generated (scripts/gen-error-tables.py)
     "PermissionDenied",
     "LeaseSubsetViolation",
     "LeaseExpired",
@@ -25,6 +26,7 @@ __all__ = [
     "ResumeWindowExpired",
     "HeartbeatLost",
     "InternalError",
+    # END generated
     "ERROR_CLASSES",
 ]
 
@@ -69,6 +71,7 @@ class LeaseError(Exception):
         return f"{type(self).__name__}(code={self.code!r}, message={self.message!r})"
 
 
+# BEGIN generated (scripts/gen-error-tables.py)
 class PermissionDenied(LeaseError):
     """PERMISSION_DENIED: the lease does not cover the operation."""
 
@@ -183,6 +186,7 @@ ERROR_CLASSES: Dict[str, Type[LeaseError]] = {
         InternalError,
     )
 }
+# END generated
 
 
 def _from_native(code: str, message: str, retryable: bool, details: Dict[str, Any]) -> LeaseError:

@@ -7,6 +7,7 @@ import java.util.Optional;
  * leasekit language; {@link #retryable()} is fixed per code.
  */
 public enum ErrorCode {
+  // BEGIN generated (scripts/gen-error-tables.py)
   /** The lease does not grant the capability for the target. */
   PERMISSION_DENIED(false),
   /**
@@ -40,6 +41,7 @@ public enum ErrorCode {
   HEARTBEAT_LOST(true),
   /** An unexpected failure inside leasekit, including a Rust panic (retryable). */
   INTERNAL_ERROR(true);
+  // END generated
 
   private final boolean retryable;
 

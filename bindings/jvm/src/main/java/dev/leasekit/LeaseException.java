@@ -74,6 +74,7 @@ public class LeaseException extends RuntimeException {
    */
   public static LeaseException of(ErrorCode code, String message, Map<String, ?> details) {
     return switch (code) {
+        // BEGIN generated (scripts/gen-error-tables.py)
       case PERMISSION_DENIED -> new PermissionDeniedException(message, details);
       case LEASE_SUBSET_VIOLATION -> new LeaseSubsetViolationException(message, details);
       case LEASE_EXPIRED -> new LeaseExpiredException(message, details);
@@ -89,6 +90,7 @@ public class LeaseException extends RuntimeException {
       case RESUME_WINDOW_EXPIRED -> new ResumeWindowExpiredException(message, details);
       case HEARTBEAT_LOST -> new HeartbeatLostException(message, details);
       case INTERNAL_ERROR -> new InternalErrorException(message, details);
+        // END generated
     };
   }
 

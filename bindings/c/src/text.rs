@@ -4,7 +4,7 @@ use std::ffi::{CStr, CString, c_char};
 
 use leasekit::{Error, ErrorCode, Result};
 
-use crate::boundary::call_void;
+use crate::boundary::{call_void, into_c_string};
 
 fn invalid(message: String) -> Error {
     Error::new(ErrorCode::InvalidRequest, message)
@@ -144,16 +144,6 @@ impl Empty for i32 {
     fn empty() -> Self {
         0
     }
-}
-
-/// Moves a Rust string to the C heap (free with `lk_string_free`).
-pub(crate) fn into_c_string(s: impl Into<Vec<u8>>) -> Result<*mut c_char> {
-    CString::new(s).map(CString::into_raw).map_err(|_| {
-        Error::new(
-            ErrorCode::InternalError,
-            "result contains a NUL byte and cannot be returned as a C string",
-        )
-    })
 }
 
 /// Writes a string into an out-parameter (a `&str` is copied once, sized for the NUL).

@@ -7,8 +7,8 @@ use std::ffi::c_char;
 use leasekit::governor::client::{ClientOptions, GovernorClient};
 
 use crate::boundary::call;
-use crate::status::LkStatus;
-use crate::strings::{
+use crate::error::LkStatus;
+use crate::text::{
     arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_string,
 };
 
