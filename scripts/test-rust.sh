@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 status=0
 vectors_ok=0
 if python3 conformance/tools/gen_vectors.py --check; then vectors_ok=1; else status=1; fi
+# Every binding follows the one floor plan (README.md "Layout"): one more counted test.
+plan_ok=0
+if python3 scripts/check-floor-plan.py; then plan_ok=1; else status=1; fi
 cargo fmt --all -- --check || { echo "cargo fmt: differences found"; status=1; }
 bash scripts/ensure-postgres.sh || status=1
 cargo clippy --workspace --all-targets --features leasekit/postgres -q -- -D warnings || status=1
@@ -24,6 +27,7 @@ pass=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) 
 fail=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$out")
 pass=${pass:-0}; fail=${fail:-0}
 if [ "$vectors_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+if [ "$plan_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 echo "rust: $pass passed, $fail failed"
 exit $status

@@ -1211,10 +1211,8 @@ def generated():
     files["agentfile"] = list(vectors_agentfile.VECTORS)
     files["agentfile_fixtures"] = agentfile_fixtures()
     # binding.json and binding_text.json (vectors_binding.py) pin the binding disagreements of
-    # issue 14; they join the suite when every binding runner passes them (Rust does today):
-    # LEASEKIT_PENDING_VECTORS=1 adds them.
-    if os.environ.get("LEASEKIT_PENDING_VECTORS") == "1":
-        files.update(vectors_binding.files())
+    # issue 14 (amount maps, subset option keys, lone surrogates on every string-taking op).
+    files.update(vectors_binding.files())
     files["bypass"] = vectors_bypass.vectors()
     out = {}
     for name, vecs in files.items():
