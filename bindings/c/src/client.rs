@@ -8,9 +8,8 @@ use leasekit::governor::client::{ClientOptions, GovernorClient};
 
 use crate::boundary::call;
 use crate::error::LkStatus;
-use crate::text::{
-    arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_string,
-};
+use crate::governor::{Answer, JsonHandle, json_entry};
+use crate::text::{free_handle, opt_arg_str, out_slot, put_handle};
 
 /// An opaque client of a governor daemon. Create it with `lk_governor_client_connect`, free
 /// it with `lk_governor_client_free`. One handle may be used from many threads at once
@@ -90,21 +89,8 @@ pub unsafe extern "C" fn lk_governor_client_call(
     payload_json: *const c_char,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, client, command, payload) = unsafe {
-            (
-                out_slot(out_json, "out_json")?,
-                arg_handle(client, "client")?,
-                arg_str(command, "command")?,
-                opt_arg_str(payload_json, "payload_json")?,
-            )
-        };
-        put_string(
-            slot,
-            client.inner.call_json(command, payload.unwrap_or("{}"))?,
-        )
-    })
+    // SAFETY: forwarded contract.
+    call(|| unsafe { json_entry(client, command, payload_json, Answer::Strict, out_json) })
 }
 
 /// The wire dispatcher over the socket, as `lk_governor_handle`: writes the daemon's response
@@ -120,16 +106,17 @@ pub unsafe extern "C" fn lk_governor_client_handle(
     payload_json: *const c_char,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, client, command, payload) = unsafe {
-            (
-                out_slot(out_json, "out_json")?,
-                arg_handle(client, "client")?,
-                arg_str(command, "command")?,
-                opt_arg_str(payload_json, "payload_json")?,
-            )
-        };
-        put_string(slot, client.inner.handle(command, payload.unwrap_or("{}")))
-    })
+    // SAFETY: forwarded contract.
+    call(|| unsafe { json_entry(client, command, payload_json, Answer::Envelope, out_json) })
+}
+
+impl JsonHandle for LkGovernorClient {
+    const NAME: &'static str = "client";
+    const STRICT_PAYLOAD: &'static str = "payload_json";
+    fn call_json(&self, command: &str, payload: &str) -> leasekit::Result<String> {
+        self.inner.call_json(command, payload)
+    }
+    fn handle(&self, command: &str, payload: &str) -> String {
+        self.inner.handle(command, payload)
+    }
 }

@@ -11,29 +11,13 @@ use leasekit::governor::wire::decode_request_frame;
 use crate::boundary::{call, call_void};
 use crate::error::LkStatus;
 use crate::text::{
-    arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_string,
+    arg_bytes, arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_string,
 };
 
 /// An opaque embedded governor (SEMANTICS 13). Open it with `lk_governor_open`, free it with
 /// `lk_governor_free`. One handle may be used from many threads at once.
 pub struct LkGovernor {
     inner: EmbeddedGovernor,
-}
-
-/// Borrows `len` bytes (NULL only with `len` 0).
-///
-/// # Safety
-/// `ptr` is NULL or points to `len` readable bytes.
-unsafe fn arg_bytes<'a>(ptr: *const u8, len: usize, what: &str) -> leasekit::Result<&'a [u8]> {
-    if ptr.is_null() {
-        return if len == 0 {
-            Ok(&[])
-        } else {
-            Err(Error::invalid(format!("{what} is a NULL pointer")))
-        };
-    }
-    // SAFETY: `len` readable bytes per the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
 /// Opens a governor. `store` is `"memory"`, `"sqlite:PATH"` or a SQLite file path;
@@ -94,23 +78,8 @@ pub unsafe extern "C" fn lk_governor_handle(
     payload_json: *const c_char,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, gov, command, payload) = unsafe {
-            (
-                out_slot(out_json, "out_json")?,
-                arg_handle(gov, "gov")?,
-                arg_str(command, "command")?,
-                opt_arg_str(payload_json, "payload_json")?,
-            )
-        };
-        put_string(
-            slot,
-            gov.inner
-                .governor()
-                .handle(command, payload.unwrap_or("{}")),
-        )
-    })
+    // SAFETY: forwarded contract.
+    call(|| unsafe { json_entry(gov, command, payload_json, Answer::Envelope, out_json) })
 }
 
 /// Runs `command` with `payload_json` (NULL: `{}`) strictly (an unknown command, a
@@ -127,37 +96,77 @@ pub unsafe extern "C" fn lk_governor_call(
     out_json: *mut *mut c_char,
 ) -> LkStatus {
     call(|| {
-        // SAFETY: pointer contracts documented above.
-        let command = unsafe { arg_str(command, "command")? };
-        // SAFETY: forwarded contract.
-        unsafe { typed(gov, command, payload_json, out_json) }
+        // SAFETY: pointer contracts documented above (the command is checked first).
+        unsafe {
+            arg_str(command, "command")?;
+            json_entry(gov, command, payload_json, Answer::Strict, out_json)
+        }
     })
 }
 
-/// A strict call of a fixed command.
+/// A governor handle the JSON entry points serve (`LkGovernor`, `LkGovernorClient`).
+pub(crate) trait JsonHandle {
+    /// The handle argument's name in error messages.
+    const NAME: &'static str;
+    /// The payload argument's name in the errors of a strict call.
+    const STRICT_PAYLOAD: &'static str;
+    /// Core's strict call: the response payload JSON, or the error.
+    fn call_json(&self, command: &str, payload: &str) -> leasekit::Result<String>;
+    /// Core's wire dispatcher: the response envelope JSON.
+    fn handle(&self, command: &str, payload: &str) -> String;
+}
+
+impl JsonHandle for LkGovernor {
+    const NAME: &'static str = "gov";
+    const STRICT_PAYLOAD: &'static str = "request_json";
+    fn call_json(&self, command: &str, payload: &str) -> leasekit::Result<String> {
+        self.inner.governor().call_json(command, payload)
+    }
+    fn handle(&self, command: &str, payload: &str) -> String {
+        self.inner.governor().handle(command, payload)
+    }
+}
+
+/// How a JSON entry point answers.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Answer {
+    /// Core's wire dispatcher: the response envelope (a refused command is not a failure).
+    Envelope,
+    /// Core's strict call: the response payload, or the error.
+    Strict,
+}
+
+/// One JSON entry point: reads `out_json`, the handle, `command` and the payload (NULL: `{}`)
+/// in that order, runs it on the handle as `answer` says and writes the answer to `*out_json`.
 ///
 /// # Safety
-/// As `lk_governor_handle`.
-unsafe fn typed(
-    gov: *const LkGovernor,
-    command: &str,
+/// `handle` is NULL or a live handle; `command` and `payload_json` are NULL or
+/// NUL-terminated strings; `out_json` is NULL or points to a writable `char *`.
+pub(crate) unsafe fn json_entry<H: JsonHandle>(
+    handle: *const H,
+    command: *const c_char,
     payload_json: *const c_char,
+    answer: Answer,
     out_json: *mut *mut c_char,
 ) -> leasekit::Result<()> {
+    let payload_name = match answer {
+        Answer::Envelope => "payload_json",
+        Answer::Strict => H::STRICT_PAYLOAD,
+    };
     // SAFETY: forwarded contract.
-    let (slot, gov, payload) = unsafe {
+    let (slot, handle, command, payload) = unsafe {
         (
             out_slot(out_json, "out_json")?,
-            arg_handle(gov, "gov")?,
-            opt_arg_str(payload_json, "request_json")?,
+            arg_handle(handle, H::NAME)?,
+            arg_str(command, "command")?,
+            opt_arg_str(payload_json, payload_name)?.unwrap_or("{}"),
         )
     };
-    put_string(
-        slot,
-        gov.inner
-            .governor()
-            .call_json(command, payload.unwrap_or("{}"))?,
-    )
+    if answer == Answer::Envelope {
+        put_string(slot, handle.handle(command, payload))
+    } else {
+        put_string(slot, handle.call_json(command, payload)?)
+    }
 }
 
 /// `Acquire`: writes the `AcquireResponse` JSON (a grant or a denial with its reason) to
@@ -173,7 +182,7 @@ pub unsafe extern "C" fn lk_governor_acquire(
     out_json: *mut *mut c_char,
 ) -> LkStatus {
     // SAFETY: forwarded contract.
-    call(|| unsafe { typed(gov, "Acquire", request_json, out_json) })
+    unsafe { lk_governor_call(gov, c"Acquire".as_ptr(), request_json, out_json) }
 }
 
 /// `Release`: writes the `ReleaseResponse` JSON (the receipt) to `*out_json`.
@@ -188,7 +197,7 @@ pub unsafe extern "C" fn lk_governor_release(
     out_json: *mut *mut c_char,
 ) -> LkStatus {
     // SAFETY: forwarded contract.
-    call(|| unsafe { typed(gov, "Release", request_json, out_json) })
+    unsafe { lk_governor_call(gov, c"Release".as_ptr(), request_json, out_json) }
 }
 
 /// `RequestToolSubLease`: writes the `ToolSubLeaseResponse` JSON to `*out_json`.
@@ -203,7 +212,7 @@ pub unsafe extern "C" fn lk_governor_request_tool_sub_lease(
     out_json: *mut *mut c_char,
 ) -> LkStatus {
     // SAFETY: forwarded contract.
-    call(|| unsafe { typed(gov, "RequestToolSubLease", request_json, out_json) })
+    unsafe { lk_governor_call(gov, c"RequestToolSubLease".as_ptr(), request_json, out_json) }
 }
 
 /// `ExecuteToolCall`: writes the `ToolExecutionResponse` JSON to `*out_json`.
@@ -218,7 +227,7 @@ pub unsafe extern "C" fn lk_governor_execute_tool_call(
     out_json: *mut *mut c_char,
 ) -> LkStatus {
     // SAFETY: forwarded contract.
-    call(|| unsafe { typed(gov, "ExecuteToolCall", request_json, out_json) })
+    unsafe { lk_governor_call(gov, c"ExecuteToolCall".as_ptr(), request_json, out_json) }
 }
 
 /// `Authorize` (a target against a granted lease): writes the `AuthorizeResponse` JSON to
@@ -234,7 +243,7 @@ pub unsafe extern "C" fn lk_governor_authorize(
     out_json: *mut *mut c_char,
 ) -> LkStatus {
     // SAFETY: forwarded contract.
-    call(|| unsafe { typed(gov, "Authorize", request_json, out_json) })
+    unsafe { lk_governor_call(gov, c"Authorize".as_ptr(), request_json, out_json) }
 }
 
 /// `GetMetrics` (`request_json` NULL or `{}`): writes the metrics snapshot JSON to
@@ -250,7 +259,7 @@ pub unsafe extern "C" fn lk_governor_metrics(
     out_json: *mut *mut c_char,
 ) -> LkStatus {
     // SAFETY: forwarded contract.
-    call(|| unsafe { typed(gov, "GetMetrics", request_json, out_json) })
+    unsafe { lk_governor_call(gov, c"GetMetrics".as_ptr(), request_json, out_json) }
 }
 
 /// `VerifyAudit` (`request_json` NULL: the store's chain): writes `{"ok","records",...}` to
@@ -266,7 +275,7 @@ pub unsafe extern "C" fn lk_governor_verify_audit(
     out_json: *mut *mut c_char,
 ) -> LkStatus {
     // SAFETY: forwarded contract.
-    call(|| unsafe { typed(gov, "VerifyAudit", request_json, out_json) })
+    unsafe { lk_governor_call(gov, c"VerifyAudit".as_ptr(), request_json, out_json) }
 }
 
 /// Decodes a request frame (SEMANTICS 13.1; a 4-byte little-endian length, then the

@@ -19,13 +19,7 @@ pub(crate) unsafe fn arg_str<'a>(ptr: *const c_char, what: &str) -> Result<&'a s
         return Err(invalid(format!("{what} is a NULL pointer")));
     }
     // SAFETY: non-null and NUL-terminated per the caller's contract.
-    let bytes = unsafe { CStr::from_ptr(ptr) };
-    bytes.to_str().map_err(|e| {
-        invalid(format!(
-            "{what} is not valid UTF-8 (invalid byte at offset {})",
-            e.valid_up_to()
-        ))
-    })
+    utf8(unsafe { CStr::from_ptr(ptr) }.to_bytes(), what)
 }
 
 /// Borrows a required argument given as `len` bytes of UTF-8 (which may contain NUL
@@ -34,15 +28,28 @@ pub(crate) unsafe fn arg_str<'a>(ptr: *const c_char, what: &str) -> Result<&'a s
 /// # Safety
 /// `ptr` is NULL or points to `len` readable bytes that outlive the call.
 pub(crate) unsafe fn arg_str_n<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<&'a str> {
+    // SAFETY: forwarded contract.
+    utf8(unsafe { arg_bytes(ptr.cast::<u8>(), len, what)? }, what)
+}
+
+/// Borrows `len` bytes (NULL only with `len` 0).
+///
+/// # Safety
+/// `ptr` is NULL or points to `len` readable bytes that outlive the call.
+pub(crate) unsafe fn arg_bytes<'a>(ptr: *const u8, len: usize, what: &str) -> Result<&'a [u8]> {
     if ptr.is_null() {
         return if len == 0 {
-            Ok("")
+            Ok(&[])
         } else {
             Err(invalid(format!("{what} is a NULL pointer")))
         };
     }
     // SAFETY: `len` readable bytes per the caller's contract.
-    let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) };
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// The UTF-8 text of an argument's bytes.
+fn utf8<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str> {
     std::str::from_utf8(bytes).map_err(|e| {
         invalid(format!(
             "{what} is not valid UTF-8 (invalid byte at offset {})",
