@@ -4,7 +4,7 @@
 //! freed once by Java's `Cleaner`. Typed calls go through core's strict `call_json`, the wire
 //! form through its `handle`; this file only converts.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use jni::EnvUnowned;
@@ -12,28 +12,18 @@ use jni::jni_mangle;
 use jni::objects::{JClass, JString};
 use leasekit::governor::client::{ClientOptions, FallbackMode, GovernorClient};
 
-use crate::convert::{new_string, optional_string_arg, string_arg};
-use crate::error::{BindResult, invalid, run};
+use crate::convert::string_arg;
+use crate::error::{invalid, run};
+use crate::governor::{JsonGovernor, close_handle, free_handle, json_native, new_handle};
 
-/// The native object behind a Java `GovernorClient` handle.
-struct ClientBox {
-    inner: Mutex<Option<Arc<GovernorClient>>>,
-}
-
-/// The open client behind a handle (shared, so no lock is held during a call).
-fn client(handle: i64) -> BindResult<Arc<GovernorClient>> {
-    if handle == 0 {
-        return Err(invalid("the governor client is closed"));
+impl JsonGovernor for Arc<GovernorClient> {
+    const CLOSED: &'static str = "the governor client is closed";
+    fn call_json(&self, command: &str, payload: Option<String>) -> leasekit::Result<String> {
+        GovernorClient::call_json(self, command, &payload.unwrap_or_default())
     }
-    // SAFETY: non-zero handles come from `client_connect` and Java never passes one after
-    // `clientFree`.
-    let boxed = unsafe { &*(handle as *const ClientBox) };
-    boxed
-        .inner
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone()
-        .ok_or_else(|| invalid("the governor client is closed"))
+    fn handle(&self, command: &str, payload: &str) -> String {
+        GovernorClient::handle(self, command, payload)
+    }
 }
 
 /// `Native.clientConnect(socket, timeoutMillis, fallback)`: a client of the daemon at `socket`
@@ -68,10 +58,7 @@ pub fn client_connect<'local>(
             ..ClientOptions::default()
         };
         let client = GovernorClient::with_options(socket, options);
-        let boxed = Box::new(ClientBox {
-            inner: Mutex::new(Some(Arc::new(client))),
-        });
-        Ok(Box::into_raw(boxed) as i64)
+        Ok(new_handle(Arc::new(client)))
     })
 }
 
@@ -85,12 +72,7 @@ pub fn client_call<'local>(
     command: JString<'local>,
     payload_json: JString<'local>,
 ) -> JString<'local> {
-    run(env, |env| {
-        let command = string_arg(env, &command, "command")?;
-        let payload = optional_string_arg(env, &payload_json, "payload")?.unwrap_or_default();
-        let out = client(handle)?.call_json(&command, &payload)?;
-        new_string(env, &out)
-    })
+    json_native::<Arc<GovernorClient>>(env, handle, command, payload_json, true)
 }
 
 /// `Native.clientHandle(handle, command, payloadJson)`: the wire dispatcher over the socket;
@@ -103,37 +85,18 @@ pub fn client_handle<'local>(
     command: JString<'local>,
     payload_json: JString<'local>,
 ) -> JString<'local> {
-    run(env, |env| {
-        let command = string_arg(env, &command, "command")?;
-        let payload = string_arg(env, &payload_json, "payloadJson")?;
-        let out = client(handle)?.handle(&command, &payload);
-        new_string(env, &out)
-    })
+    json_native::<Arc<GovernorClient>>(env, handle, command, payload_json, false)
 }
 
 /// `Native.clientClose(handle)`: drops the client and its pooled connections. Idempotent.
 #[jni_mangle("dev.leasekit.Native")]
 pub fn client_close<'local>(env: EnvUnowned<'local>, _class: JClass<'local>, handle: i64) {
-    run(env, |_env| {
-        if handle != 0 {
-            // SAFETY: as in `client`.
-            let boxed = unsafe { &*(handle as *const ClientBox) };
-            let taken = boxed.inner.lock().unwrap_or_else(|p| p.into_inner()).take();
-            drop(taken);
-        }
-        Ok(())
-    })
+    run(env, |_env| close_handle::<Arc<GovernorClient>>(handle))
 }
 
 /// `Native.clientFree(handle)`: releases the native memory; called exactly once per handle
 /// (from Java's `Cleaner`); `0` is ignored.
 #[jni_mangle("dev.leasekit.Native")]
 pub fn client_free<'local>(env: EnvUnowned<'local>, _class: JClass<'local>, handle: i64) {
-    run(env, |_env| {
-        if handle != 0 {
-            // SAFETY: the handle came from `client_connect` and Java frees it exactly once.
-            drop(unsafe { Box::from_raw(handle as *mut ClientBox) });
-        }
-        Ok(())
-    })
+    run(env, |_env| free_handle::<Arc<GovernorClient>>(handle))
 }

@@ -19,25 +19,86 @@ use leasekit::{Error, ErrorCode};
 use crate::convert::{new_string, optional_string_arg, string_arg};
 use crate::error::{BindResult, invalid, run};
 
-/// The native object behind a Java `Governor` handle.
-struct GovernorBox {
-    inner: Mutex<Option<EmbeddedGovernor>>,
+/// A governor behind a Java handle (a boxed `Mutex<Option<_>>`, emptied by `close()`): the
+/// embedded governor or the daemon client.
+pub(crate) trait JsonGovernor: Clone {
+    /// The message of a call on a closed handle.
+    const CLOSED: &'static str;
+    /// Core's strict call (`payload`: the optional payload argument as given).
+    fn call_json(&self, command: &str, payload: Option<String>) -> leasekit::Result<String>;
+    /// Core's wire dispatcher.
+    fn handle(&self, command: &str, payload: &str) -> String;
 }
 
-/// The open governor behind a handle (a cheap clone, so no lock is held during a call).
-fn governor(handle: i64) -> BindResult<EmbeddedGovernor> {
-    if handle == 0 {
-        return Err(invalid("the governor is closed"));
+impl JsonGovernor for EmbeddedGovernor {
+    const CLOSED: &'static str = "the governor is closed";
+    fn call_json(&self, command: &str, payload: Option<String>) -> leasekit::Result<String> {
+        self.governor().call_json(command, &json_or_empty(payload))
     }
-    // SAFETY: non-zero handles come from `governor_open` and Java never passes one after
-    // `governorFree` (see the module documentation).
-    let boxed = unsafe { &*(handle as *const GovernorBox) };
-    boxed
-        .inner
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone()
-        .ok_or_else(|| invalid("the governor is closed"))
+    fn handle(&self, command: &str, payload: &str) -> String {
+        self.governor().handle(command, payload)
+    }
+}
+
+/// A new handle owning `value`.
+pub(crate) fn new_handle<T>(value: T) -> i64 {
+    Box::into_raw(Box::new(Mutex::new(Some(value)))) as i64
+}
+
+/// The open value behind a handle (a cheap clone, so no lock is held during a call).
+pub(crate) fn open<T: JsonGovernor>(handle: i64) -> BindResult<T> {
+    if handle == 0 {
+        return Err(invalid(T::CLOSED));
+    }
+    // SAFETY: non-zero handles come from `new_handle::<T>` and Java never passes one after
+    // its free (see the module documentation).
+    let boxed = unsafe { &*(handle as *const Mutex<Option<T>>) };
+    let value = boxed.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    value.ok_or_else(|| invalid(T::CLOSED))
+}
+
+/// Drops the value behind a handle (the `close()` natives). Idempotent.
+pub(crate) fn close_handle<T>(handle: i64) -> BindResult<()> {
+    if handle != 0 {
+        // SAFETY: as in `open`.
+        let boxed = unsafe { &*(handle as *const Mutex<Option<T>>) };
+        let taken = boxed.lock().unwrap_or_else(|p| p.into_inner()).take();
+        drop(taken);
+    }
+    Ok(())
+}
+
+/// Frees a handle's memory (the `free` natives: Java calls them exactly once per handle, from
+/// its `Cleaner`); `0` is ignored.
+pub(crate) fn free_handle<T>(handle: i64) -> BindResult<()> {
+    if handle != 0 {
+        // SAFETY: the handle came from `new_handle::<T>` and Java frees it exactly once.
+        drop(unsafe { Box::from_raw(handle as *mut Mutex<Option<T>>) });
+    }
+    Ok(())
+}
+
+/// The JSON natives of a governor handle: reads `command` and the payload, then runs core's
+/// strict call (`strict`; the optional argument `payload`) or its wire dispatcher (the
+/// required argument `payloadJson`) and answers the JSON.
+pub(crate) fn json_native<'local, G: JsonGovernor>(
+    env: EnvUnowned<'local>,
+    handle: i64,
+    command: JString<'local>,
+    payload_json: JString<'local>,
+    strict: bool,
+) -> JString<'local> {
+    run(env, |env| {
+        let command = string_arg(env, &command, "command")?;
+        let out = if strict {
+            let payload = optional_string_arg(env, &payload_json, "payload")?;
+            open::<G>(handle)?.call_json(&command, payload)?
+        } else {
+            let payload = string_arg(env, &payload_json, "payloadJson")?;
+            open::<G>(handle)?.handle(&command, &payload)
+        };
+        new_string(env, &out)
+    })
 }
 
 /// An optional JSON argument (`null` or blank: `{}`).
@@ -63,10 +124,7 @@ pub fn governor_open<'local>(
         let policy = json_or_empty(optional_string_arg(env, &policy_json, "policy")?);
         let options = json_or_empty(optional_string_arg(env, &options_json, "options")?);
         let gov = EmbeddedGovernor::open(&store, &policy, &options)?;
-        let boxed = Box::new(GovernorBox {
-            inner: Mutex::new(Some(gov)),
-        });
-        Ok(Box::into_raw(boxed) as i64)
+        Ok(new_handle(gov))
     })
 }
 
@@ -80,12 +138,7 @@ pub fn governor_call<'local>(
     command: JString<'local>,
     payload_json: JString<'local>,
 ) -> JString<'local> {
-    run(env, |env| {
-        let command = string_arg(env, &command, "command")?;
-        let payload = json_or_empty(optional_string_arg(env, &payload_json, "payload")?);
-        let out = governor(handle)?.governor().call_json(&command, &payload)?;
-        new_string(env, &out)
-    })
+    json_native::<EmbeddedGovernor>(env, handle, command, payload_json, true)
 }
 
 /// `Native.governorHandle(handle, command, payloadJson)`: the wire dispatcher; the response
@@ -98,12 +151,7 @@ pub fn governor_handle<'local>(
     command: JString<'local>,
     payload_json: JString<'local>,
 ) -> JString<'local> {
-    run(env, |env| {
-        let command = string_arg(env, &command, "command")?;
-        let payload = string_arg(env, &payload_json, "payloadJson")?;
-        let out = governor(handle)?.governor().handle(&command, &payload);
-        new_string(env, &out)
-    })
+    json_native::<EmbeddedGovernor>(env, handle, command, payload_json, false)
 }
 
 /// `Native.governorHandleFrame(handle, frame)`: one request frame in, one response frame out.
@@ -119,7 +167,9 @@ pub fn governor_handle_frame<'local>(
             return Err(invalid("frame must not be null"));
         }
         let bytes = env.convert_byte_array(&frame)?;
-        let out = governor(handle)?.governor().handle_frame(&bytes);
+        let out = open::<EmbeddedGovernor>(handle)?
+            .governor()
+            .handle_frame(&bytes);
         Ok(env.byte_array_from_slice(&out)?)
     })
 }
@@ -134,7 +184,7 @@ pub fn governor_set_time<'local>(
 ) {
     run(env, |env| {
         let time = string_arg(env, &time, "time")?;
-        Ok(governor(handle)?.set_time(&time)?)
+        Ok(open::<EmbeddedGovernor>(handle)?.set_time(&time)?)
     })
 }
 
@@ -149,7 +199,7 @@ pub fn governor_advance_millis<'local>(
     run(env, |_env| {
         let millis =
             u64::try_from(millis).map_err(|_| invalid("milliseconds must not be negative"))?;
-        Ok(governor(handle)?.advance_millis(millis)?)
+        Ok(open::<EmbeddedGovernor>(handle)?.advance_millis(millis)?)
     })
 }
 
@@ -161,7 +211,7 @@ pub fn governor_time<'local>(
     handle: i64,
 ) -> JString<'local> {
     run(env, |env| {
-        let t = governor(handle)?.time()?;
+        let t = open::<EmbeddedGovernor>(handle)?.time()?;
         new_string(env, &t)
     })
 }
@@ -170,28 +220,14 @@ pub fn governor_time<'local>(
 /// call is using it). Idempotent.
 #[jni_mangle("dev.leasekit.Native")]
 pub fn governor_close<'local>(env: EnvUnowned<'local>, _class: JClass<'local>, handle: i64) {
-    run(env, |_env| {
-        if handle != 0 {
-            // SAFETY: as in `governor`.
-            let boxed = unsafe { &*(handle as *const GovernorBox) };
-            let taken = boxed.inner.lock().unwrap_or_else(|p| p.into_inner()).take();
-            drop(taken);
-        }
-        Ok(())
-    })
+    run(env, |_env| close_handle::<EmbeddedGovernor>(handle))
 }
 
 /// `Native.governorFree(handle)`: releases the native memory. Java calls it exactly once per
 /// handle (from its `Cleaner`); `0` is ignored.
 #[jni_mangle("dev.leasekit.Native")]
 pub fn governor_free<'local>(env: EnvUnowned<'local>, _class: JClass<'local>, handle: i64) {
-    run(env, |_env| {
-        if handle != 0 {
-            // SAFETY: the handle came from `governor_open` and Java frees it exactly once.
-            drop(unsafe { Box::from_raw(handle as *mut GovernorBox) });
-        }
-        Ok(())
-    })
+    run(env, |_env| free_handle::<EmbeddedGovernor>(handle))
 }
 
 /// `Native.decodeFrame(frame)`: the request envelope of one frame as JSON
