@@ -4,7 +4,6 @@
 //! `index.js`) through core's strict `call_json`, and the wire dispatcher `handle`.
 //! Calls are synchronous: each blocks the calling thread for at most `timeoutMs`.
 
-use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,8 +16,7 @@ use serde_json::Value;
 
 use crate::convert::JsArg;
 use crate::error::{Result, run};
-use crate::governor::json_text;
-use crate::governor::{CallTask, Target};
+use crate::governor::{CallTask, JsonGovernor, Slot};
 use crate::text::Text;
 
 /// A whole number of milliseconds, for `option`.
@@ -82,17 +80,16 @@ fn client_options(arg: Option<&JsArg>) -> leasekit::Result<ClientOptions> {
 /// the default, `"dev"` or `"off"`), and every other call throws.
 #[napi]
 pub struct GovernorClient {
-    /// `None` once closed; a cell, so `close` takes `&self` (see `Governor`).
-    inner: RefCell<Option<Arc<CoreClient>>>,
+    inner: Slot<Arc<CoreClient>>,
 }
 
-impl GovernorClient {
-    /// The open client (shared: calls queued on the thread pool keep it alive).
-    fn client(&self) -> leasekit::Result<Arc<CoreClient>> {
-        self.inner
-            .borrow()
-            .clone()
-            .ok_or_else(|| Error::invalid("the governor client is closed"))
+impl JsonGovernor for Arc<CoreClient> {
+    const CLOSED: &'static str = "the governor client is closed";
+    fn call_json(&self, command: &str, payload: &str) -> leasekit::Result<String> {
+        CoreClient::call_json(self, command, payload)
+    }
+    fn handle(&self, command: &str, payload: &str) -> String {
+        CoreClient::handle(self, command, payload)
     }
 }
 
@@ -120,7 +117,7 @@ impl GovernorClient {
                 })?,
             };
             Ok(GovernorClient {
-                inner: RefCell::new(Some(Arc::new(CoreClient::with_options(socket, options)))),
+                inner: Slot::new(Arc::new(CoreClient::with_options(socket, options))),
             })
         })
     }
@@ -128,7 +125,7 @@ impl GovernorClient {
     /// The socket this client talks to.
     #[napi(getter)]
     pub fn socket_path(&self) -> Result<String> {
-        run(|| Ok(self.client()?.socket().to_string_lossy().into_owned()))
+        run(|| Ok(self.inner.get()?.socket().to_string_lossy().into_owned()))
     }
 
     /// Runs any command strictly on the daemon (core's `call_json`): an unknown command or
@@ -140,10 +137,7 @@ impl GovernorClient {
         ts_return_type = "GovernorResponse"
     )]
     pub fn call(&self, command: Text, request: Option<JsArg>) -> Result<String> {
-        run(|| {
-            let payload = json_text(request.as_ref())?;
-            self.client()?.call_json(&command, &payload)
-        })
+        self.inner.call(&command, request.as_ref())
     }
 
     /// As `call`, run on the thread pool: the event loop does not wait for the daemon.
@@ -151,11 +145,7 @@ impl GovernorClient {
     /// `LeaseError`.
     #[napi(js_name = "__callAsync", skip_typescript)]
     pub fn call_async(&self, command: Text, request: Option<JsArg>) -> Result<AsyncTask<CallTask>> {
-        run(|| {
-            let payload = json_text(request.as_ref())?;
-            let target = Target::Client(self.client()?);
-            Ok(AsyncTask::new(CallTask::new(target, command.0, payload)))
-        })
+        self.inner.call_async(command, request.as_ref())
     }
 
     /// The wire dispatcher on the daemon: the response envelope
@@ -163,18 +153,18 @@ impl GovernorClient {
     /// failure is a `success: false` envelope, except a fallback `Acquire`).
     #[napi(ts_args_type = "command: string, payloadJson: string")]
     pub fn handle(&self, command: Text, payload_json: Text) -> Result<String> {
-        run(|| Ok(self.client()?.handle(&command, &payload_json)))
+        self.inner.handle(&command, &payload_json)
     }
 
     /// Closes this client's pooled connections. Idempotent.
     #[napi]
     pub fn close(&self) {
-        self.inner.borrow_mut().take();
+        self.inner.0.borrow_mut().take();
     }
 
     /// True once closed.
     #[napi(getter)]
     pub fn closed(&self) -> bool {
-        self.inner.borrow().is_none()
+        self.inner.0.borrow().is_none()
     }
 }

@@ -9,10 +9,8 @@
 
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
 
 use leasekit::governor::EmbeddedGovernor;
-use leasekit::governor::client::GovernorClient as CoreClient;
 use leasekit::governor::wire::decode_request_frame;
 use leasekit::{Error, ErrorCode};
 use napi::ValueType;
@@ -61,18 +59,72 @@ fn open_options(arg: Option<&JsArg>) -> leasekit::Result<String> {
 /// `synchronous: "full"` (the default) each command waits for its commit.
 #[napi]
 pub struct Governor {
-    /// `None` once closed. A cell, so `close` takes `&self`: napi-rs refuses a `&mut self`
-    /// call while a Promise call of the same object is pending.
-    inner: RefCell<Option<EmbeddedGovernor>>,
+    inner: Slot<EmbeddedGovernor>,
 }
 
-impl Governor {
+/// A governor a JavaScript class wraps (the embedded governor, the daemon client): core's
+/// strict call and wire dispatcher.
+pub(crate) trait JsonGovernor: Clone + Send + 'static {
+    /// The message of a call on a closed object.
+    const CLOSED: &'static str;
+    /// Core's strict call: the response payload JSON, or the error.
+    fn call_json(&self, command: &str, payload: &str) -> leasekit::Result<String>;
+    /// Core's wire dispatcher: the response envelope JSON.
+    fn handle(&self, command: &str, payload: &str) -> String;
+}
+
+impl JsonGovernor for EmbeddedGovernor {
+    const CLOSED: &'static str = "the governor is closed";
+    fn call_json(&self, command: &str, payload: &str) -> leasekit::Result<String> {
+        self.governor().call_json(command, payload)
+    }
+    fn handle(&self, command: &str, payload: &str) -> String {
+        self.governor().handle(command, payload)
+    }
+}
+
+/// The governor inside a JavaScript object, `None` once closed. A cell, so `close` takes
+/// `&self`: napi-rs refuses a `&mut self` call while a Promise call of the same object is
+/// pending.
+pub(crate) struct Slot<G>(pub(crate) RefCell<Option<G>>);
+
+impl<G: JsonGovernor> Slot<G> {
+    /// An open slot.
+    pub(crate) fn new(gov: G) -> Self {
+        Slot(RefCell::new(Some(gov)))
+    }
+
     /// The open governor (a cheap clone: calls queued on the thread pool keep it alive).
-    fn gov(&self) -> leasekit::Result<EmbeddedGovernor> {
-        self.inner
-            .borrow()
-            .clone()
-            .ok_or_else(|| Error::invalid("the governor is closed"))
+    pub(crate) fn get(&self) -> leasekit::Result<G> {
+        let gov = self.0.borrow().clone();
+        gov.ok_or_else(|| Error::invalid(G::CLOSED))
+    }
+
+    /// The strict call of `command` with `request` (read by [`json_text`]).
+    pub(crate) fn call(&self, command: &str, request: Option<&JsArg>) -> Result<String> {
+        run(|| {
+            let payload = json_text(request)?;
+            self.get()?.call_json(command, &payload)
+        })
+    }
+
+    /// As [`Slot::call`], as a task for the thread pool (the request is read now).
+    pub(crate) fn call_async(
+        &self,
+        command: Text,
+        request: Option<&JsArg>,
+    ) -> Result<AsyncTask<CallTask>> {
+        run(|| {
+            let payload = json_text(request)?;
+            let gov = self.get()?;
+            let call = move || gov.call_json(&command, &payload);
+            Ok(AsyncTask::new(CallTask(Box::new(call))))
+        })
+    }
+
+    /// The wire dispatcher.
+    pub(crate) fn handle(&self, command: &str, payload_json: &str) -> Result<String> {
+        run(|| Ok(self.get()?.handle(command, payload_json)))
     }
 }
 
@@ -95,7 +147,7 @@ impl Governor {
             let options = open_options(options.as_ref())?;
             let gov = EmbeddedGovernor::open(&store, &policy, &options)?;
             Ok(Governor {
-                inner: RefCell::new(Some(gov)),
+                inner: Slot::new(gov),
             })
         })
     }
@@ -110,10 +162,7 @@ impl Governor {
         ts_return_type = "GovernorResponse"
     )]
     pub fn call(&self, command: Text, request: Option<JsArg>) -> Result<String> {
-        run(|| {
-            let payload = json_text(request.as_ref())?;
-            self.gov()?.governor().call_json(&command, &payload)
-        })
+        self.inner.call(&command, request.as_ref())
     }
 
     /// As `call`, run on the thread pool: the event loop does not wait for the commit.
@@ -121,18 +170,14 @@ impl Governor {
     /// `LeaseError`.
     #[napi(js_name = "__callAsync", skip_typescript)]
     pub fn call_async(&self, command: Text, request: Option<JsArg>) -> Result<AsyncTask<CallTask>> {
-        run(|| {
-            let payload = json_text(request.as_ref())?;
-            let target = Target::Embedded(self.gov()?);
-            Ok(AsyncTask::new(CallTask::new(target, command.0, payload)))
-        })
+        self.inner.call_async(command, request.as_ref())
     }
 
     /// The wire dispatcher: `payloadJson` in (unknown fields ignored, as LeaseGate), the
     /// response envelope `{"protocolVersion","success","payloadJson","error"}` as JSON text.
     #[napi(ts_args_type = "command: string, payloadJson: string")]
     pub fn handle(&self, command: Text, payload_json: Text) -> Result<String> {
-        run(|| Ok(self.gov()?.governor().handle(&command, &payload_json)))
+        self.inner.handle(&command, &payload_json)
     }
 
     /// One request frame (4-byte little-endian length + envelope JSON; a `Buffer` or any
@@ -140,14 +185,14 @@ impl Governor {
     /// with a failure envelope.
     #[napi(ts_args_type = "frame: Uint8Array", ts_return_type = "Uint8Array")]
     pub fn handle_frame(&self, frame: Uint8Array) -> Result<Buffer> {
-        run(|| Ok(self.gov()?.governor().handle_frame(&frame).into()))
+        run(|| Ok(self.inner.get()?.governor().handle_frame(&frame).into()))
     }
 
     /// Sets the manual clock (only for a governor opened with `manualClock`): a `Date`, an
     /// RFC 3339 string or epoch milliseconds.
     #[napi(ts_args_type = "time: TimeInput")]
     pub fn set_time(&self, time: JsArg) -> Result<()> {
-        run(|| self.gov()?.set_time(&time.time()?.to_rfc3339()))
+        run(|| self.inner.get()?.set_time(&time.time()?.to_rfc3339()))
     }
 
     /// Moves the manual clock forward by `milliseconds`.
@@ -156,26 +201,26 @@ impl Governor {
         run(|| {
             let ms = u64::try_from(milliseconds)
                 .map_err(|_| Error::invalid("milliseconds must not be negative"))?;
-            self.gov()?.advance_millis(ms)
+            self.inner.get()?.advance_millis(ms)
         })
     }
 
     /// The manual clock's time, RFC 3339 UTC with milliseconds (`2026-01-01T00:00:00.000Z`).
     #[napi]
     pub fn time(&self) -> Result<String> {
-        run(|| self.gov()?.time())
+        run(|| self.inner.get()?.time())
     }
 
     /// Closes this governor (the store closes once no call is using it). Idempotent.
     #[napi]
     pub fn close(&self) {
-        self.inner.borrow_mut().take();
+        self.inner.0.borrow_mut().take();
     }
 
     /// True once closed.
     #[napi(getter)]
     pub fn closed(&self) -> bool {
-        self.inner.borrow().is_none()
+        self.inner.0.borrow().is_none()
     }
 }
 
@@ -200,42 +245,15 @@ pub fn decode_frame(frame: Uint8Array) -> Result<Value> {
 // details}}` (core's error JSON), which `index.js` turns into the value or a rejected
 // `LeaseError`, since a napi-rs task can only reject with a napi status, not an ARCP code.
 
-/// What runs a call.
-pub(crate) enum Target {
-    /// An embedded governor.
-    Embedded(EmbeddedGovernor),
-    /// A daemon client.
-    Client(Arc<CoreClient>),
-}
-
 /// One strict call, run off the JavaScript thread.
-pub struct CallTask {
-    target: Target,
-    command: String,
-    payload: String,
-}
-
-impl CallTask {
-    /// A call of `command` with `payload` (JSON text) on `target`.
-    pub(crate) fn new(target: Target, command: String, payload: String) -> CallTask {
-        CallTask {
-            target,
-            command,
-            payload,
-        }
-    }
-}
+pub struct CallTask(Box<dyn Fn() -> leasekit::Result<String> + Send>);
 
 impl Task for CallTask {
     type Output = leasekit::Result<String>;
     type JsValue = String;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        let run = || match &self.target {
-            Target::Embedded(g) => g.governor().call_json(&self.command, &self.payload),
-            Target::Client(c) => c.call_json(&self.command, &self.payload),
-        };
-        Ok(catch_unwind(AssertUnwindSafe(run))
+        Ok(catch_unwind(AssertUnwindSafe(&self.0))
             .unwrap_or_else(|p| Err(Error::internal_from_panic(&*p))))
     }
 
