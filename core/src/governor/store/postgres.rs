@@ -387,8 +387,9 @@ impl PostgresStore {
         Ok(Conn { client, st })
     }
 
-    /// The durability connection (application name `leasekit-settle ...`): the site's `synchronous_commit`, except that `off` is
-    /// raised to `on` (a flush that does not wait would settle nothing).
+    /// The durability connection (application name `leasekit-settle ...`): the site's
+    /// `synchronous_commit`, except that `off` is raised to `on` (a flush that does not wait
+    /// would settle nothing).
     fn connect_flush(&self) -> crate::Result<Client> {
         // Named apart, so `connected_governors` counts each governor once.
         let mut config = self.config.clone();
@@ -413,50 +414,6 @@ impl PostgresStore {
                 .map_err(pg_err)?;
         }
         Ok(client)
-    }
-
-    /// Makes durable every transaction this store ended before the call (see the module
-    /// documentation). One flush settles all the batches ended before it started.
-    fn settle_all(&self) -> crate::Result<()> {
-        if !self.early_release {
-            return Ok(());
-        }
-        let want = self.ended.load(Ordering::Acquire);
-        let mut f = self.flush.lock().unwrap_or_else(|p| p.into_inner());
-        if f.durable >= want {
-            return Ok(());
-        }
-        let target = self.ended.load(Ordering::Acquire);
-        let started = Instant::now();
-        if f.client.as_ref().is_none_or(|c| c.is_closed()) {
-            f.client = None;
-            f.client = Some(self.connect_flush()?);
-        }
-        let client = f.client.as_mut().expect("connected");
-        // A transactional WAL record makes this commit wait for its flush (a transaction
-        // that only took an id, or wrote nothing, commits without waiting), and the flush
-        // covers every commit record before it in the WAL. Any role may call it, at any
-        // `wal_level`; logical decoding, if any, sees a message under this prefix.
-        match client
-            .batch_execute("SELECT pg_catalog.pg_logical_emit_message(true, 'leasekit.settle', '')")
-        {
-            Ok(()) => {
-                f.durable = target;
-                if let Some(tr) = &self.trace {
-                    let mut tr = tr.lock().unwrap_or_else(|p| p.into_inner());
-                    tr.flushes += 1;
-                    tr.ns[6] += started.elapsed().as_nanos() as u64;
-                }
-                Ok(())
-            }
-            Err(e) => {
-                f.client = None;
-                Err(unavailable(format!(
-                    "PostgreSQL: waiting for the commit to be durable failed, its outcome is \
-                     unknown ({e}); retry with the same idempotencyKey"
-                )))
-            }
-        }
     }
 
     fn with_conn<R>(&self, f: impl FnOnce(&mut Conn) -> crate::Result<R>) -> crate::Result<R> {
@@ -876,8 +833,48 @@ impl Store for PostgresStore {
         PostgresStore::connected_governors(self).map(Some)
     }
 
+    /// Makes durable every transaction this store ended before the call (see the module
+    /// documentation). One flush settles all the batches ended before it started.
     fn settle(&self) -> crate::Result<()> {
-        self.settle_all()
+        if !self.early_release {
+            return Ok(());
+        }
+        let want = self.ended.load(Ordering::Acquire);
+        let mut f = self.flush.lock().unwrap_or_else(|p| p.into_inner());
+        if f.durable >= want {
+            return Ok(());
+        }
+        let target = self.ended.load(Ordering::Acquire);
+        let started = Instant::now();
+        if f.client.as_ref().is_none_or(|c| c.is_closed()) {
+            f.client = None;
+            f.client = Some(self.connect_flush()?);
+        }
+        let client = f.client.as_mut().expect("connected");
+        // A transactional WAL record makes this commit wait for its flush (a transaction
+        // that only took an id, or wrote nothing, commits without waiting), and the flush
+        // covers every commit record before it in the WAL. Any role may call it, at any
+        // `wal_level`; logical decoding, if any, sees a message under this prefix.
+        match client
+            .batch_execute("SELECT pg_catalog.pg_logical_emit_message(true, 'leasekit.settle', '')")
+        {
+            Ok(()) => {
+                f.durable = target;
+                if let Some(tr) = &self.trace {
+                    let mut tr = tr.lock().unwrap_or_else(|p| p.into_inner());
+                    tr.flushes += 1;
+                    tr.ns[6] += started.elapsed().as_nanos() as u64;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                f.client = None;
+                Err(unavailable(format!(
+                    "PostgreSQL: waiting for the commit to be durable failed, its outcome is \
+                     unknown ({e}); retry with the same idempotencyKey"
+                )))
+            }
+        }
     }
 
     fn transact(&self, seen: Option<u64>, decide: &mut Decide<'_>) -> crate::Result<u64> {
