@@ -132,10 +132,7 @@ pub fn check_agentfile<'py>(
     let out = PyDict::new(py);
     out.set_item("ok", json_to_py(py, &wire["ok"])?)?;
     out.set_item("diagnostics", json_to_py(py, &wire["diagnostics"])?)?;
-    match report.lease {
-        Some(inner) => out.set_item("lease", PyLease { inner })?,
-        None => out.set_item("lease", py.None())?,
-    }
+    out.set_item("lease", report.lease.map(|inner| PyLease { inner }))?;
     Ok(out)
 }
 
@@ -182,10 +179,7 @@ pub fn evaluate_policy<'py>(
     context: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (principal, action, resource) = (&*principal, &*action, &*resource);
-    let context = match context {
-        Some(c) => py_to_json(c)?,
-        None => serde_json::Value::Null,
-    };
+    let context = context.map(py_to_json).transpose()?.unwrap_or_default();
     let d = detached(py, || {
         Ok(af::evaluate_policy(
             &agentfile.inner,
