@@ -108,8 +108,7 @@ impl PyLeaseGuard {
         unit: Text<'_>,
     ) -> PyResult<Vec<PyMetric>> {
         let value = amount_text(value)?;
-        let (name, unit) = (&*name, &*unit);
-        let ms = detached(py, || self.inner.record_metric(name, &value, unit))?;
+        let ms = detached(py, || self.inner.record_metric(&name, &value, &unit))?;
         PyMetric::list(py, &ms)
     }
 
@@ -122,8 +121,7 @@ impl PyLeaseGuard {
         amount: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<PyMetric>> {
         let amount = amount_from_py(amount)?;
-        let currency = &*currency;
-        let ms = detached(py, || self.inner.reserve(currency, amount))?;
+        let ms = detached(py, || self.inner.reserve(&currency, amount))?;
         PyMetric::list(py, &ms)
     }
 
