@@ -5,14 +5,13 @@ use std::ffi::c_char;
 
 use leasekit::agentfile::{self, Agentfile, ParseOptions};
 use leasekit::wire;
+use serde_json::Value;
 
-use crate::boundary::call;
+use crate::boundary::ffi;
 use crate::convert;
 use crate::error::LkStatus;
 use crate::lease::LkLease;
-use crate::text::{
-    arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_json, put_string,
-};
+use crate::text::{free_handle, put_handle, put_json, put_string};
 
 /// An opaque parsed Agentfile. Create it with `lk_agentfile_parse`, free it with
 /// `lk_agentfile_free`. Secret values never appear in anything read from it.
@@ -32,15 +31,10 @@ pub unsafe extern "C" fn lk_agentfile_parse(
     compat: bool,
     out: *mut *mut LkAgentfile,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, text) = unsafe { (out_slot(out, "out")?, arg_str(text, "text")?) };
-        put_handle(
-            slot,
-            LkAgentfile {
-                inner: agentfile::parse_agentfile(text, &ParseOptions { compat }),
-            },
-        );
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, text: str => {
+        let inner = agentfile::parse_agentfile(text, &ParseOptions { compat });
+        put_handle(out, LkAgentfile { inner });
         Ok(())
     })
 }
@@ -65,11 +59,8 @@ pub unsafe extern "C" fn lk_agentfile_to_json(
     af: *const LkAgentfile,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, af) = unsafe { (out_slot(out_json, "out_json")?, arg_handle(af, "af")?) };
-        put_json(slot, &convert::to_value(&af.inner)?)
-    })
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_json: out, af: handle => put_json(out_json, &convert::to_value(&af.inner)?))
 }
 
 /// Writes the package digest of the Agentfile (`sha256:<hex>`) to `*out`.
@@ -81,11 +72,8 @@ pub unsafe extern "C" fn lk_agentfile_package_digest(
     af: *const LkAgentfile,
     out: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, af) = unsafe { (out_slot(out, "out")?, arg_handle(af, "af")?) };
-        put_string(slot, leasekit::agentfile::package_digest(&af.inner))
-    })
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, af: handle => put_string(out, agentfile::package_digest(&af.inner)))
 }
 
 /// Lints the Agentfile: writes parse diagnostics plus every lint rule, sorted by
@@ -100,10 +88,9 @@ pub unsafe extern "C" fn lk_agentfile_lint(
     af: *const LkAgentfile,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, af) = unsafe { (out_slot(out_json, "out_json")?, arg_handle(af, "af")?) };
-        put_json(slot, &convert::to_value(&agentfile::lint(&af.inner))?)
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_json: out, af: handle => {
+        put_json(out_json, &convert::to_value(&agentfile::lint(&af.inner))?)
     })
 }
 
@@ -117,15 +104,10 @@ pub unsafe extern "C" fn lk_agentfile_lease(
     af: *const LkAgentfile,
     out: *mut *mut LkLease,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, af) = unsafe { (out_slot(out, "out")?, arg_handle(af, "af")?) };
-        put_handle(
-            slot,
-            LkLease {
-                inner: agentfile::agentfile_lease(&af.inner)?,
-            },
-        );
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, af: handle => {
+        let inner = agentfile::agentfile_lease(&af.inner)?;
+        put_handle(out, LkLease { inner });
         Ok(())
     })
 }
@@ -140,10 +122,9 @@ pub unsafe extern "C" fn lk_agentfile_lock(
     af: *const LkAgentfile,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, af) = unsafe { (out_slot(out_json, "out_json")?, arg_handle(af, "af")?) };
-        put_string(slot, agentfile::lockfile_json(&agentfile::lock(&af.inner)?))
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_json: out, af: handle => {
+        put_string(out_json, agentfile::lockfile_json(&agentfile::lock(&af.inner)?))
     })
 }
 
@@ -158,12 +139,8 @@ pub unsafe extern "C" fn lk_agentfile_check_inheritance(
     parent: *const LkAgentfile,
     child: *const LkAgentfile,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (parent, child) =
-            unsafe { (arg_handle(parent, "parent")?, arg_handle(child, "child")?) };
-        agentfile::check_inheritance(&parent.inner, &child.inner)
-    })
+    // SAFETY: pointer contracts documented above.
+    ffi!(parent: handle, child: handle => agentfile::check_inheritance(&parent.inner, &child.inner))
 }
 
 /// Evaluates a Cedar request against the Agentfile's policy (POLICY blocks plus lowered
@@ -185,24 +162,12 @@ pub unsafe extern "C" fn lk_agentfile_evaluate_policy(
     context_json: *const c_char,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, af, principal, action, resource, context) = unsafe {
-            (
-                out_slot(out_json, "out_json")?,
-                arg_handle(af, "af")?,
-                arg_str(principal, "principal")?,
-                arg_str(action, "action")?,
-                arg_str(resource, "resource")?,
-                opt_arg_str(context_json, "context_json")?,
-            )
-        };
-        let context = match context {
-            Some(text) => convert::parse(text, "context_json")?,
-            None => serde_json::Value::Null,
-        };
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_json: out, af: handle, principal: str, action: str, resource: str,
+        context_json: opt_str => {
+        let context = context_json.map_or(Ok(Value::Null), |t| convert::parse(t, "context_json"))?;
         let decision = agentfile::evaluate_policy(&af.inner, principal, action, resource, &context);
-        put_json(slot, &convert::to_value(&decision)?)
+        put_json(out_json, &convert::to_value(&decision)?)
     })
 }
 
@@ -219,12 +184,9 @@ pub unsafe extern "C" fn lk_agentfile_check(
     compat: bool,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, text) = unsafe { (out_slot(out_json, "out_json")?, arg_str(text, "text")?) };
-        put_json(
-            slot,
-            &wire::agentfile_report_value(&agentfile::check_agentfile(text, compat))?,
-        )
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_json: out, text: str => {
+        let report = agentfile::check_agentfile(text, compat);
+        put_json(out_json, &wire::agentfile_report_value(&report)?)
     })
 }

@@ -34,6 +34,20 @@ pub(crate) fn call<F: FnOnce() -> Result<()>>(body: F) -> LkStatus {
     }
 }
 
+/// One exported call: [`call`] around the argument conversions of `crate::text::args!` (same
+/// syntax, before `=>`) and the body, whose `?` reports the first failure. rustfmt leaves the
+/// invocations alone: keep them within 100 columns by hand. cbindgen still sees every exported
+/// function, since only its body is a macro.
+macro_rules! ffi {
+    ($($name:ident: $kind:ident $(($len:ident))?),* => $body:expr) => {
+        $crate::boundary::call(|| {
+            $crate::text::args!($($name: $kind $(($len))?),*);
+            $body
+        })
+    };
+}
+pub(crate) use ffi;
+
 /// Runs a function that cannot report an error (the `*_free` functions): panics are
 /// swallowed so they never unwind into the host.
 pub(crate) fn call_void<F: FnOnce()>(body: F) {

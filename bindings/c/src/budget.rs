@@ -4,9 +4,9 @@ use std::ffi::c_char;
 
 use leasekit::wire;
 
-use crate::boundary::call;
+use crate::boundary::ffi;
 use crate::error::LkStatus;
-use crate::text::{arg_str, arg_str_array, out_slot, put_json, put_string};
+use crate::text::{put, put_json, put_string};
 
 /// Parses a budget entry such as `"USD:2.50"` and writes
 /// `{"currency": "USD", "amount": "2.5"}` (amount normalized) to `*out_json`.
@@ -18,11 +18,10 @@ pub unsafe extern "C" fn lk_budget_parse(
     entry: *const c_char,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, entry) = unsafe { (out_slot(out_json, "out_json")?, arg_str(entry, "entry")?) };
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_json: out, entry: str => {
         let parsed = leasekit::parse_budget_amount(entry)?;
-        put_json(slot, &wire::BudgetEntryAnswer::from(&parsed).to_value())
+        put_json(out_json, &wire::BudgetEntryAnswer::from(&parsed).to_value())
     })
 }
 
@@ -38,18 +37,9 @@ pub unsafe extern "C" fn lk_budget_sum(
     len: usize,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, entries) = unsafe {
-            (
-                out_slot(out_json, "out_json")?,
-                arg_str_array(entries, len, "entries")?,
-            )
-        };
-        put_string(
-            slot,
-            wire::amounts_json(&leasekit::sum_budget_entries(&entries)?),
-        )
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_json: out, entries: strs(len) => {
+        put_string(out_json, wire::amounts_json(&leasekit::sum_budget_entries(&entries)?))
     })
 }
 
@@ -63,13 +53,9 @@ pub unsafe extern "C" fn lk_amount_normalize(
     amount: *const c_char,
     out: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, amount) = unsafe { (out_slot(out, "out")?, arg_str(amount, "amount")?) };
-        put_string(
-            slot,
-            leasekit::format_amount(&leasekit::parse_amount(amount)?),
-        )
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, amount: str => {
+        put_string(out, leasekit::format_amount(&leasekit::parse_amount(amount)?))
     })
 }
 
@@ -85,10 +71,8 @@ pub unsafe extern "C" fn lk_decimal_compare(
     b: *const c_char,
     out: *mut i32,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, a, b) = unsafe { (out_slot(out, "out")?, arg_str(a, "a")?, arg_str(b, "b")?) };
-        *slot = leasekit::parse_decimal(a)?.cmp(&leasekit::parse_decimal(b)?) as i32;
-        Ok(())
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, a: str, b: str => {
+        put(out, leasekit::parse_decimal(a)?.cmp(&leasekit::parse_decimal(b)?) as i32)
     })
 }

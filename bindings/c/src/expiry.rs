@@ -2,12 +2,12 @@
 
 use std::ffi::c_char;
 
-use leasekit::{Clock, SystemClock};
+use leasekit::{Clock, Result, SystemClock, Timestamp};
 
-use crate::boundary::call;
+use crate::boundary::ffi;
 use crate::convert;
 use crate::error::LkStatus;
-use crate::text::{arg_str, opt_arg_str, out_slot, put_string};
+use crate::text::put_string;
 
 /// Parses a strict `YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z` timestamp and writes its normalized
 /// RFC 3339 form (trimmed fraction) to `*out`.
@@ -19,11 +19,8 @@ pub unsafe extern "C" fn lk_parse_expires_at(
     text: *const c_char,
     out: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, text) = unsafe { (out_slot(out, "out")?, arg_str(text, "text")?) };
-        put_string(slot, leasekit::parse_expires_at(text)?.to_rfc3339())
-    })
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, text: str => put_string(out, leasekit::parse_expires_at(text)?.to_rfc3339()))
 }
 
 /// Validates lease constraints (`{"expires_at": "..."}`, NULL or `{}` for none) at
@@ -37,20 +34,10 @@ pub unsafe extern "C" fn lk_validate_lease_constraints(
     constraints_json: *const c_char,
     now: *const c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (text, now) = unsafe {
-            (
-                opt_arg_str(constraints_json, "constraints_json")?,
-                opt_arg_str(now, "now")?,
-            )
-        };
-        let constraints = convert::constraints(text)?;
-        let now = match now {
-            Some(t) => leasekit::parse_expires_at(t)?,
-            None => SystemClock.now()?,
-        };
-        leasekit::validate_lease_constraints(&constraints, now)
+    // SAFETY: pointer contracts documented above.
+    ffi!(constraints_json: opt_str, now: opt_str => {
+        let constraints = convert::constraints(constraints_json)?;
+        leasekit::validate_lease_constraints(&constraints, now_or_system(now)?)
     })
 }
 
@@ -65,16 +52,15 @@ pub unsafe extern "C" fn lk_validate_expires_at(
     value: *const c_char,
     now: *const c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (value, now_text) = unsafe { (arg_str(value, "value")?, opt_arg_str(now, "now")?) };
-        let constraints = leasekit::LeaseConstraints {
-            expires_at: Some(leasekit::parse_expires_at(value)?),
-        };
-        let now = match now_text {
-            Some(t) => leasekit::parse_expires_at(t)?,
-            None => SystemClock.now()?,
-        };
-        leasekit::validate_lease_constraints(&constraints, now)
+    // SAFETY: pointer contracts documented above.
+    ffi!(value: str, now: opt_str => {
+        let expires_at = Some(leasekit::parse_expires_at(value)?);
+        let constraints = leasekit::LeaseConstraints { expires_at };
+        leasekit::validate_lease_constraints(&constraints, now_or_system(now)?)
     })
+}
+
+/// `now` as a strict timestamp, or the system clock's time when NULL.
+pub(crate) fn now_or_system(now: Option<&str>) -> Result<Timestamp> {
+    now.map_or_else(|| SystemClock.now(), leasekit::parse_expires_at)
 }

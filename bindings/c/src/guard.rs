@@ -4,19 +4,14 @@
 use std::ffi::c_char;
 use std::sync::Arc;
 
-use leasekit::{
-    Clock, Error, ErrorCode, GuardOptions, LeaseGuard, ManualClock, Result, SystemClock, Timestamp,
-    wire,
-};
+use leasekit::{Clock, Error, GuardOptions, LeaseGuard, ManualClock, Result, SystemClock, wire};
 
-use crate::boundary::call;
+use crate::boundary::{call, ffi};
 use crate::convert;
 use crate::error::LkStatus;
+use crate::expiry::now_or_system;
 use crate::lease::LkLease;
-use crate::text::{
-    arg_handle, arg_str, arg_str_n, free_handle, opt_arg_str, opt_out_slot, out_slot, put_handle,
-    put_string,
-};
+use crate::text::{args, free_handle, put, put_handle, put_opt, put_string};
 
 /// An opaque lease guard. Create it with `lk_guard_new` (system clock) or
 /// `lk_guard_new_manual_clock`, free it with `lk_guard_free`. A guard is thread-safe:
@@ -39,16 +34,9 @@ unsafe fn new_guard(
     manual_now: Option<*const c_char>,
 ) -> Result<()> {
     // SAFETY: pointer contracts of the exported constructors.
-    let (slot, lease, constraints, options) = unsafe {
-        (
-            out_slot(out, "out")?,
-            arg_handle(lease, "lease")?,
-            opt_arg_str(constraints_json, "constraints_json")?,
-            opt_arg_str(options_json, "options_json")?,
-        )
-    };
-    let constraints = convert::constraints(constraints)?;
-    let options = match options {
+    args!(out: out, lease: handle, constraints_json: opt_str, options_json: opt_str);
+    let constraints = convert::constraints(constraints_json)?;
+    let options = match options_json {
         Some(text) => wire::GuardOptions::from_json(text)?.to_core(),
         None => GuardOptions::default(),
     };
@@ -56,16 +44,13 @@ unsafe fn new_guard(
         None => (Arc::new(SystemClock), None),
         Some(now) => {
             // SAFETY: pointer contract of lk_guard_new_manual_clock.
-            let start = match unsafe { opt_arg_str(now, "now")? } {
-                Some(text) => leasekit::parse_expires_at(text)?,
-                None => SystemClock.now()?,
-            };
-            let clock = Arc::new(ManualClock::new(start));
+            args!(now: opt_str);
+            let clock = Arc::new(ManualClock::new(now_or_system(now)?));
             (clock.clone(), Some(clock))
         }
     };
     let inner = LeaseGuard::with_options(lease.inner.clone(), constraints, clock, options);
-    put_handle(slot, LkGuard { inner, manual });
+    put_handle(out, LkGuard { inner, manual });
     Ok(())
 }
 
@@ -115,17 +100,12 @@ pub unsafe extern "C" fn lk_guard_new_manual_clock(
 /// `guard` is a live handle; `now` is a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lk_guard_set_time(guard: *const LkGuard, now: *const c_char) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (guard, now) = unsafe { (arg_handle(guard, "guard")?, arg_str(now, "now")?) };
+    // SAFETY: pointer contracts documented above.
+    ffi!(guard: handle, now: str => {
         let clock = guard.manual.as_ref().ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidRequest,
-                "guard runs on the system clock, not a manual clock",
-            )
+            Error::invalid("guard runs on the system clock, not a manual clock")
         })?;
-        let at: Timestamp = leasekit::parse_expires_at(now)?;
-        clock.set(at);
+        clock.set(leasekit::parse_expires_at(now)?);
         Ok(())
     })
 }
@@ -138,30 +118,6 @@ pub unsafe extern "C" fn lk_guard_set_time(guard: *const LkGuard, now: *const c_
 pub unsafe extern "C" fn lk_guard_free(guard: *mut LkGuard) {
     // SAFETY: forwarded contract.
     unsafe { free_handle(guard) }
-}
-
-fn authorize(
-    guard: *const LkGuard,
-    capability: Result<&str>,
-    target: Result<&str>,
-    out_canonical: *mut *mut c_char,
-) -> Result<()> {
-    // SAFETY: pointer contracts of the exported functions.
-    let (slot, guard) = unsafe { (opt_out_slot(out_canonical), arg_handle(guard, "guard")?) };
-    // Borrowed when already canonical: no allocation unless the caller asked for the text.
-    let canonical = guard.inner.authorize_cow(capability?, target?)?;
-    slot.map_or(Ok(()), |s| put_string(s, &*canonical))
-}
-
-fn authorize_model(
-    guard: *const LkGuard,
-    model: Result<&str>,
-    out_canonical: *mut *mut c_char,
-) -> Result<()> {
-    // SAFETY: pointer contracts of the exported functions.
-    let (slot, guard) = unsafe { (opt_out_slot(out_canonical), arg_handle(guard, "guard")?) };
-    let canonical = guard.inner.authorize_model(model?)?;
-    slot.map_or(Ok(()), |s| put_string(s, canonical))
 }
 
 /// Authorizes `capability` on `target` (expiry, then budget, then canonicalization,
@@ -178,11 +134,11 @@ pub unsafe extern "C" fn lk_guard_authorize(
     target: *const c_char,
     out_canonical: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (capability, target) =
-            unsafe { (arg_str(capability, "capability"), arg_str(target, "target")) };
-        authorize(guard, capability, target, out_canonical)
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_canonical: opt_out, guard: handle, capability: str, target: str => {
+        // Borrowed when already canonical: no allocation unless the caller asked for the text.
+        let canonical = guard.inner.authorize_cow(capability, target)?;
+        put_opt(out_canonical, || Ok(&*canonical))
     })
 }
 
@@ -201,15 +157,11 @@ pub unsafe extern "C" fn lk_guard_authorize_n(
     target_len: usize,
     out_canonical: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (capability, target) = unsafe {
-            (
-                arg_str_n(capability, capability_len, "capability"),
-                arg_str_n(target, target_len, "target"),
-            )
-        };
-        authorize(guard, capability, target, out_canonical)
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_canonical: opt_out, guard: handle, capability: str_n(capability_len),
+        target: str_n(target_len) => {
+        let canonical = guard.inner.authorize_cow(capability, target)?;
+        put_opt(out_canonical, || Ok(&*canonical))
     })
 }
 
@@ -226,12 +178,9 @@ pub unsafe extern "C" fn lk_guard_authorize_model(
     out_canonical: *mut *mut c_char,
 ) -> LkStatus {
     // SAFETY: pointer contracts documented above.
-    call(|| {
-        authorize_model(
-            guard,
-            unsafe { arg_str(model_id, "model_id") },
-            out_canonical,
-        )
+    ffi!(out_canonical: opt_out, guard: handle, model_id: str => {
+        let canonical = guard.inner.authorize_model(model_id)?;
+        put_opt(out_canonical, || Ok(canonical))
     })
 }
 
@@ -247,10 +196,10 @@ pub unsafe extern "C" fn lk_guard_authorize_model_n(
     model_id_len: usize,
     out_canonical: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let model = unsafe { arg_str_n(model_id, model_id_len, "model_id") };
-        authorize_model(guard, model, out_canonical)
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_canonical: opt_out, guard: handle, model_id: str_n(model_id_len) => {
+        let canonical = guard.inner.authorize_model(model_id)?;
+        put_opt(out_canonical, || Ok(canonical))
     })
 }
 
@@ -270,19 +219,10 @@ pub unsafe extern "C" fn lk_guard_record_metric(
     unit: *const c_char,
     out_emitted_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, guard, name, value, unit) = unsafe {
-            (
-                opt_out_slot(out_emitted_json),
-                arg_handle(guard, "guard")?,
-                arg_str(name, "name")?,
-                arg_str(value, "value")?,
-                arg_str(unit, "unit")?,
-            )
-        };
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_emitted_json: opt_out, guard: handle, name: str, value: str, unit: str => {
         let emitted = guard.inner.record_metric(name, value, unit)?;
-        slot.map_or(Ok(()), |s| put_string(s, wire::metrics_json(&emitted)?))
+        put_opt(out_emitted_json, || wire::metrics_json(&emitted))
     })
 }
 
@@ -300,20 +240,12 @@ pub unsafe extern "C" fn lk_guard_reserve(
     amount: *const c_char,
     out_emitted_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, guard, currency, amount) = unsafe {
-            (
-                opt_out_slot(out_emitted_json),
-                arg_handle(guard, "guard")?,
-                arg_str(currency, "currency")?,
-                arg_str(amount, "amount")?,
-            )
-        };
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_emitted_json: opt_out, guard: handle, currency: str, amount: str => {
         let emitted = guard
             .inner
             .reserve(currency, leasekit::parse_amount(amount)?)?;
-        slot.map_or(Ok(()), |s| put_string(s, wire::metrics_json(&emitted)?))
+        put_opt(out_emitted_json, || wire::metrics_json(&emitted))
     })
 }
 
@@ -327,11 +259,9 @@ pub unsafe extern "C" fn lk_guard_remaining(
     guard: *const LkGuard,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, guard) =
-            unsafe { (out_slot(out_json, "out_json")?, arg_handle(guard, "guard")?) };
-        put_string(slot, wire::amounts_json(&guard.inner.remaining()))
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_json: out, guard: handle => {
+        put_string(out_json, wire::amounts_json(&guard.inner.remaining()))
     })
 }
 
@@ -350,26 +280,12 @@ pub unsafe extern "C" fn lk_guard_delegate(
     child_constraints_json: *const c_char,
     out: *mut *mut LkGuard,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, guard, child, constraints) = unsafe {
-            (
-                out_slot(out, "out")?,
-                arg_handle(guard, "guard")?,
-                arg_handle(child, "child")?,
-                opt_arg_str(child_constraints_json, "child_constraints_json")?,
-            )
-        };
-        let inner = guard
-            .inner
-            .delegate(child.inner.clone(), convert::constraints(constraints)?)?;
-        put_handle(
-            slot,
-            LkGuard {
-                inner,
-                manual: guard.manual.clone(),
-            },
-        );
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, guard: handle, child: handle, child_constraints_json: opt_str => {
+        let constraints = convert::constraints(child_constraints_json)?;
+        let inner = guard.inner.delegate(child.inner.clone(), constraints)?;
+        let manual = guard.manual.clone();
+        put_handle(out, LkGuard { inner, manual });
         Ok(())
     })
 }
@@ -385,12 +301,10 @@ pub unsafe extern "C" fn lk_guard_close(
     guard: *const LkGuard,
     out_emitted_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, guard) =
-            unsafe { (opt_out_slot(out_emitted_json), arg_handle(guard, "guard")?) };
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_emitted_json: opt_out, guard: handle => {
         let emitted = guard.inner.close();
-        slot.map_or(Ok(()), |s| put_string(s, wire::metrics_json(&emitted)?))
+        put_opt(out_emitted_json, || wire::metrics_json(&emitted))
     })
 }
 
@@ -400,12 +314,8 @@ pub unsafe extern "C" fn lk_guard_close(
 /// `guard` is a live handle; `out` points to a writable bool.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lk_guard_is_closed(guard: *const LkGuard, out: *mut bool) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, guard) = unsafe { (out_slot(out, "out")?, arg_handle(guard, "guard")?) };
-        *slot = guard.inner.is_closed();
-        Ok(())
-    })
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, guard: handle => put(out, guard.inner.is_closed()))
 }
 
 /// Writes a new handle to a copy of the guard's lease to `*out` (free it with
@@ -415,15 +325,10 @@ pub unsafe extern "C" fn lk_guard_is_closed(guard: *const LkGuard, out: *mut boo
 /// `guard` is a live handle; `out` points to a writable `LkLease *`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lk_guard_lease(guard: *const LkGuard, out: *mut *mut LkLease) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, guard) = unsafe { (out_slot(out, "out")?, arg_handle(guard, "guard")?) };
-        put_handle(
-            slot,
-            LkLease {
-                inner: guard.inner.lease().clone(),
-            },
-        );
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, guard: handle => {
+        let inner = guard.inner.lease().clone();
+        put_handle(out, LkLease { inner });
         Ok(())
     })
 }
@@ -438,12 +343,9 @@ pub unsafe extern "C" fn lk_guard_expires_at(
     guard: *const LkGuard,
     out: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, guard) = unsafe { (out_slot(out, "out")?, arg_handle(guard, "guard")?) };
-        match guard.inner.expires_at() {
-            Some(t) => put_string(slot, t.to_rfc3339()),
-            None => Ok(()),
-        }
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, guard: handle => {
+        let expires_at = guard.inner.expires_at();
+        expires_at.map_or(Ok(()), |t| put_string(out, t.to_rfc3339()))
     })
 }

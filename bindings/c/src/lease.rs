@@ -3,14 +3,12 @@
 
 use std::ffi::c_char;
 
-use leasekit::{Lease, SubsetOptions, wire};
+use leasekit::{Lease, wire};
 
-use crate::boundary::call;
+use crate::boundary::ffi;
 use crate::convert;
 use crate::error::LkStatus;
-use crate::text::{
-    arg_handle, arg_str, free_handle, opt_arg_str, out_slot, put_handle, put_string,
-};
+use crate::text::{free_handle, put, put_handle, put_string};
 
 /// An opaque, validated ARCP lease (capability name -> patterns). Create it with
 /// `lk_lease_from_json`, free it with `lk_lease_free`. Immutable, so it may be shared
@@ -30,15 +28,10 @@ pub unsafe extern "C" fn lk_lease_from_json(
     json: *const c_char,
     out: *mut *mut LkLease,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, json) = unsafe { (out_slot(out, "out")?, arg_str(json, "json")?) };
-        put_handle(
-            slot,
-            LkLease {
-                inner: Lease::from_json(json)?,
-            },
-        );
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, json: str => {
+        let inner = Lease::from_json(json)?;
+        put_handle(out, LkLease { inner });
         Ok(())
     })
 }
@@ -62,11 +55,8 @@ pub unsafe extern "C" fn lk_lease_to_json(
     lease: *const LkLease,
     out: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, lease) = unsafe { (out_slot(out, "out")?, arg_handle(lease, "lease")?) };
-        put_string(slot, lease.inner.to_json())
-    })
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, lease: handle => put_string(out, lease.inner.to_json()))
 }
 
 /// Writes the lease's summed `cost.budget` as `{"USD": "2.5", ...}` to `*out`.
@@ -78,13 +68,9 @@ pub unsafe extern "C" fn lk_lease_budget_json(
     lease: *const LkLease,
     out: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, lease) = unsafe { (out_slot(out, "out")?, arg_handle(lease, "lease")?) };
-        put_string(
-            slot,
-            wire::amounts_json(&leasekit::initial_budget(&lease.inner)),
-        )
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, lease: handle => {
+        put_string(out, wire::amounts_json(&leasekit::initial_budget(&lease.inner)))
     })
 }
 
@@ -95,11 +81,8 @@ pub unsafe extern "C" fn lk_lease_budget_json(
 /// `json` is a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lk_validate_lease_shape(json: *const c_char) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contract documented above.
-        let text = unsafe { arg_str(json, "json")? };
-        leasekit::validate_lease_shape(&convert::parse(text, "json")?)
-    })
+    // SAFETY: pointer contracts documented above.
+    ffi!(json: str => leasekit::validate_lease_shape(&convert::parse(json, "json")?))
 }
 
 /// Checks `child <= parent` (SEMANTICS section 9). `options_json` may be NULL or
@@ -118,18 +101,10 @@ pub unsafe extern "C" fn lk_lease_check_subset(
     parent: *const LkLease,
     options_json: *const c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (child, parent, options) = unsafe {
-            (
-                arg_handle(child, "child")?,
-                arg_handle(parent, "parent")?,
-                opt_arg_str(options_json, "options_json")?,
-            )
-        };
-        with_subset_options(options, |opts| {
-            leasekit::check_lease_subset(&child.inner, &parent.inner, opts)
-        })
+    // SAFETY: pointer contracts documented above.
+    ffi!(child: handle, parent: handle, options_json: opt_str => {
+        let options = subset_options(options_json)?;
+        leasekit::check_lease_subset(&child.inner, &parent.inner, &options.as_core())
     })
 }
 
@@ -146,33 +121,16 @@ pub unsafe extern "C" fn lk_lease_is_subset(
     options_json: *const c_char,
     out: *mut bool,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, child, parent, options) = unsafe {
-            (
-                out_slot(out, "out")?,
-                arg_handle(child, "child")?,
-                arg_handle(parent, "parent")?,
-                opt_arg_str(options_json, "options_json")?,
-            )
-        };
-        *slot = with_subset_options(options, |opts| {
-            Ok(leasekit::is_lease_subset(&child.inner, &parent.inner, opts))
-        })?;
-        Ok(())
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, child: handle, parent: handle, options_json: opt_str => {
+        let options = subset_options(options_json)?;
+        put(out, leasekit::is_lease_subset(&child.inner, &parent.inner, &options.as_core()))
     })
 }
 
-/// Reads the subset options JSON (core's `wire::SubsetOptions`) and runs `f` with them.
-fn with_subset_options<T>(
-    text: Option<&str>,
-    f: impl FnOnce(&SubsetOptions) -> leasekit::Result<T>,
-) -> leasekit::Result<T> {
-    let options = match text {
-        Some(text) => wire::SubsetOptions::from_json(text)?,
-        None => wire::SubsetOptions::default(),
-    };
-    f(&options.as_core())
+/// The subset options (core's `wire::SubsetOptions`) from optional JSON text.
+fn subset_options(text: Option<&str>) -> leasekit::Result<wire::SubsetOptions> {
+    text.map_or_else(|| Ok(Default::default()), wire::SubsetOptions::from_json)
 }
 
 /// Lints a lease (JSON text): writes `{"warnings":[{"code","capability","pattern","message",
@@ -187,14 +145,8 @@ pub unsafe extern "C" fn lk_lint_lease(
     lease_json: *const c_char,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, lease) = unsafe {
-            (
-                out_slot(out_json, "out_json")?,
-                arg_str(lease_json, "lease_json")?,
-            )
-        };
-        put_string(slot, leasekit::lint_lease_json(lease)?)
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_json: out, lease_json: str => {
+        put_string(out_json, leasekit::lint_lease_json(lease_json)?)
     })
 }

@@ -6,47 +6,9 @@
 
 use std::ffi::c_char;
 
-use leasekit::Result;
-
-use crate::boundary::call;
+use crate::boundary::ffi;
 use crate::error::LkStatus;
-use crate::text::{arg_str, arg_str_n, out_slot, put_string};
-
-fn valid_name(out: *mut bool, name: Result<&str>) -> Result<()> {
-    // SAFETY: `out` follows the exported functions' contract.
-    let slot = unsafe { out_slot(out, "out")? };
-    *slot = leasekit::is_valid_capability_name(name?);
-    Ok(())
-}
-
-fn reserved_name(out: *mut bool, name: Result<&str>) -> Result<()> {
-    // SAFETY: `out` follows the exported functions' contract.
-    let slot = unsafe { out_slot(out, "out")? };
-    *slot = leasekit::is_reserved_capability_name(name?);
-    Ok(())
-}
-
-fn canonicalize(
-    out: *mut *mut c_char,
-    capability: Result<&str>,
-    target: Result<&str>,
-) -> Result<()> {
-    // SAFETY: `out` follows the exported functions' contract.
-    let slot = unsafe { out_slot(out, "out")? };
-    put_string(slot, leasekit::canonicalize_target(capability?, target?)?)
-}
-
-fn matches(
-    out: *mut bool,
-    capability: Result<&str>,
-    pattern: Result<&str>,
-    target: Result<&str>,
-) -> Result<()> {
-    // SAFETY: `out` follows the exported functions' contract.
-    let slot = unsafe { out_slot(out, "out")? };
-    *slot = leasekit::match_pattern(capability?, pattern?, target?)?;
-    Ok(())
-}
+use crate::text::{put, put_string};
 
 /// Sets `*out` to whether `name` is a valid capability name (one of the 7 reserved
 /// names or `x-vendor.<seg>.<seg>...`).
@@ -59,7 +21,7 @@ pub unsafe extern "C" fn lk_is_valid_capability_name(
     out: *mut bool,
 ) -> LkStatus {
     // SAFETY: pointer contracts documented above.
-    call(|| valid_name(out, unsafe { arg_str(name, "name") }))
+    ffi!(out: out, name: str => put(out, leasekit::is_valid_capability_name(name)))
 }
 
 /// `lk_is_valid_capability_name` with a `(pointer, length)` name.
@@ -74,7 +36,7 @@ pub unsafe extern "C" fn lk_is_valid_capability_name_n(
     out: *mut bool,
 ) -> LkStatus {
     // SAFETY: pointer contracts documented above.
-    call(|| valid_name(out, unsafe { arg_str_n(name, name_len, "name") }))
+    ffi!(out: out, name: str_n(name_len) => put(out, leasekit::is_valid_capability_name(name)))
 }
 
 /// Sets `*out` to whether `name` is one of the 7 reserved ARCP capability names.
@@ -87,7 +49,7 @@ pub unsafe extern "C" fn lk_is_reserved_capability_name(
     out: *mut bool,
 ) -> LkStatus {
     // SAFETY: pointer contracts documented above.
-    call(|| reserved_name(out, unsafe { arg_str(name, "name") }))
+    ffi!(out: out, name: str => put(out, leasekit::is_reserved_capability_name(name)))
 }
 
 /// `lk_is_reserved_capability_name` with a `(pointer, length)` name.
@@ -102,7 +64,7 @@ pub unsafe extern "C" fn lk_is_reserved_capability_name_n(
     out: *mut bool,
 ) -> LkStatus {
     // SAFETY: pointer contracts documented above.
-    call(|| reserved_name(out, unsafe { arg_str_n(name, name_len, "name") }))
+    ffi!(out: out, name: str_n(name_len) => put(out, leasekit::is_reserved_capability_name(name)))
 }
 
 /// Canonicalizes `target` for `capability` (SEMANTICS section 5) into `*out`
@@ -118,12 +80,8 @@ pub unsafe extern "C" fn lk_canonicalize_target(
     out: *mut *mut c_char,
 ) -> LkStatus {
     // SAFETY: pointer contracts documented above.
-    call(|| unsafe {
-        canonicalize(
-            out,
-            arg_str(capability, "capability"),
-            arg_str(target, "target"),
-        )
+    ffi!(out: out, capability: str, target: str => {
+        put_string(out, leasekit::canonicalize_target(capability, target)?)
     })
 }
 
@@ -140,15 +98,9 @@ pub unsafe extern "C" fn lk_canonicalize_target_n(
     target_len: usize,
     out: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        unsafe {
-            canonicalize(
-                out,
-                arg_str_n(capability, capability_len, "capability"),
-                arg_str_n(target, target_len, "target"),
-            )
-        }
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, capability: str_n(capability_len), target: str_n(target_len) => {
+        put_string(out, leasekit::canonicalize_target(capability, target)?)
     })
 }
 
@@ -164,16 +116,9 @@ pub unsafe extern "C" fn lk_validate_pattern(
     pattern: *const c_char,
     out: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, capability, pattern) = unsafe {
-            (
-                out_slot(out, "out")?,
-                arg_str(capability, "capability")?,
-                arg_str(pattern, "pattern")?,
-            )
-        };
-        put_string(slot, leasekit::validate_pattern(capability, pattern)?)
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, capability: str, pattern: str => {
+        put_string(out, leasekit::validate_pattern(capability, pattern)?)
     })
 }
 
@@ -190,16 +135,9 @@ pub unsafe extern "C" fn lk_match_pattern(
     target: *const c_char,
     out: *mut bool,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        unsafe {
-            matches(
-                out,
-                arg_str(capability, "capability"),
-                arg_str(pattern, "pattern"),
-                arg_str(target, "target"),
-            )
-        }
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, capability: str, pattern: str, target: str => {
+        put(out, leasekit::match_pattern(capability, pattern, target)?)
     })
 }
 
@@ -218,15 +156,9 @@ pub unsafe extern "C" fn lk_match_pattern_n(
     target_len: usize,
     out: *mut bool,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        unsafe {
-            matches(
-                out,
-                arg_str_n(capability, capability_len, "capability"),
-                arg_str_n(pattern, pattern_len, "pattern"),
-                arg_str_n(target, target_len, "target"),
-            )
-        }
+    // SAFETY: pointer contracts documented above.
+    ffi!(out: out, capability: str_n(capability_len), pattern: str_n(pattern_len),
+        target: str_n(target_len) => {
+        put(out, leasekit::match_pattern(capability, pattern, target)?)
     })
 }

@@ -2,15 +2,13 @@
 
 use std::ffi::c_char;
 
-use crate::boundary::call;
+use crate::boundary::ffi;
 use crate::convert;
 use crate::error::LkStatus;
 use crate::lease::LkLease;
 use leasekit::wire;
 
-use crate::text::{
-    arg_handle, opt_arg_str, opt_out_slot, out_slot, put_handle, put_json, put_string,
-};
+use crate::text::{put_handle, put_json, put_opt};
 
 /// Narrows `requested` to `ceiling` (SEMANTICS section 10): writes the effective lease
 /// to `*out_lease` and, when `out_reductions_json` is not NULL, the reductions as a
@@ -26,26 +24,12 @@ pub unsafe extern "C" fn lk_narrow_lease(
     out_lease: *mut *mut LkLease,
     out_reductions_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (reductions_slot, slot, requested, ceiling) = unsafe {
-            (
-                opt_out_slot(out_reductions_json),
-                out_slot(out_lease, "out_lease")?,
-                arg_handle(requested, "requested")?,
-                arg_handle(ceiling, "ceiling")?,
-            )
-        };
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_reductions_json: opt_out, out_lease: out, requested: handle, ceiling: handle => {
         let narrowed = leasekit::narrow_lease(&requested.inner, &ceiling.inner)?;
-        if let Some(s) = reductions_slot {
-            put_string(s, wire::reductions_json(&narrowed.reductions)?)?;
-        }
-        put_handle(
-            slot,
-            LkLease {
-                inner: narrowed.lease,
-            },
-        );
+        put_opt(out_reductions_json, || wire::reductions_json(&narrowed.reductions))?;
+        let inner = narrowed.lease;
+        put_handle(out_lease, LkLease { inner });
         Ok(())
     })
 }
@@ -62,19 +46,11 @@ pub unsafe extern "C" fn lk_narrow_constraints(
     ceiling_json: *const c_char,
     out_json: *mut *mut c_char,
 ) -> LkStatus {
-    call(|| {
-        // SAFETY: pointer contracts documented above.
-        let (slot, requested, ceiling) = unsafe {
-            (
-                out_slot(out_json, "out_json")?,
-                opt_arg_str(requested_json, "requested_json")?,
-                opt_arg_str(ceiling_json, "ceiling_json")?,
-            )
-        };
-        let narrowed = leasekit::narrow_constraints(
-            &convert::constraints(requested)?,
-            &convert::constraints(ceiling)?,
-        );
-        put_json(slot, &wire::constraints_value(&narrowed))
+    // SAFETY: pointer contracts documented above.
+    ffi!(out_json: out, requested_json: opt_str, ceiling_json: opt_str => {
+        let requested = convert::constraints(requested_json)?;
+        let ceiling = convert::constraints(ceiling_json)?;
+        let narrowed = leasekit::narrow_constraints(&requested, &ceiling);
+        put_json(out_json, &wire::constraints_value(&narrowed))
     })
 }

@@ -2,13 +2,9 @@
 
 use std::ffi::{CStr, CString, c_char};
 
-use leasekit::{Error, ErrorCode, Result};
+use leasekit::{Error, Result};
 
 use crate::boundary::{call_void, into_c_string};
-
-fn invalid(message: String) -> Error {
-    Error::new(ErrorCode::InvalidRequest, message)
-}
 
 /// Borrows a required NUL-terminated UTF-8 argument.
 ///
@@ -16,7 +12,7 @@ fn invalid(message: String) -> Error {
 /// `ptr` is NULL or points to a NUL-terminated string that outlives the call.
 pub(crate) unsafe fn arg_str<'a>(ptr: *const c_char, what: &str) -> Result<&'a str> {
     if ptr.is_null() {
-        return Err(invalid(format!("{what} is a NULL pointer")));
+        return Err(Error::invalid(format!("{what} is a NULL pointer")));
     }
     // SAFETY: non-null and NUL-terminated per the caller's contract.
     utf8(unsafe { CStr::from_ptr(ptr) }.to_bytes(), what)
@@ -41,7 +37,7 @@ pub(crate) unsafe fn arg_bytes<'a>(ptr: *const u8, len: usize, what: &str) -> Re
         return if len == 0 {
             Ok(&[])
         } else {
-            Err(invalid(format!("{what} is a NULL pointer")))
+            Err(Error::invalid(format!("{what} is a NULL pointer")))
         };
     }
     // SAFETY: `len` readable bytes per the caller's contract.
@@ -51,7 +47,7 @@ pub(crate) unsafe fn arg_bytes<'a>(ptr: *const u8, len: usize, what: &str) -> Re
 /// The UTF-8 text of an argument's bytes.
 fn utf8<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str> {
     std::str::from_utf8(bytes).map_err(|e| {
-        invalid(format!(
+        Error::invalid(format!(
             "{what} is not valid UTF-8 (invalid byte at offset {})",
             e.valid_up_to()
         ))
@@ -84,7 +80,7 @@ pub(crate) unsafe fn arg_str_array<'a>(
         return Ok(Vec::new());
     }
     if ptr.is_null() {
-        return Err(invalid(format!("{what} is a NULL pointer")));
+        return Err(Error::invalid(format!("{what} is a NULL pointer")));
     }
     // SAFETY: `len` readable elements per the caller's contract.
     let items = unsafe { std::slice::from_raw_parts(ptr, len) };
@@ -102,7 +98,7 @@ pub(crate) unsafe fn arg_str_array<'a>(
 /// `ptr` is NULL or a live handle of type `T` created by this library.
 pub(crate) unsafe fn arg_handle<'a, T>(ptr: *const T, what: &str) -> Result<&'a T> {
     // SAFETY: non-null pointers are live handles per the caller's contract.
-    unsafe { ptr.as_ref() }.ok_or_else(|| invalid(format!("{what} is a NULL pointer")))
+    unsafe { ptr.as_ref() }.ok_or_else(|| Error::invalid(format!("{what} is a NULL pointer")))
 }
 
 /// Takes a required out-parameter and resets it to its empty value, so that it reads
@@ -112,8 +108,8 @@ pub(crate) unsafe fn arg_handle<'a, T>(ptr: *const T, what: &str) -> Result<&'a 
 /// `ptr` is NULL or valid for writes of a `T`.
 pub(crate) unsafe fn out_slot<'a, T: Empty>(ptr: *mut T, what: &str) -> Result<&'a mut T> {
     // SAFETY: non-null pointers are writable per the caller's contract.
-    let slot =
-        unsafe { ptr.as_mut() }.ok_or_else(|| invalid(format!("{what} is a NULL pointer")))?;
+    let slot = unsafe { ptr.as_mut() }
+        .ok_or_else(|| Error::invalid(format!("{what} is a NULL pointer")))?;
     *slot = T::empty();
     Ok(slot)
 }
@@ -153,6 +149,38 @@ impl Empty for i32 {
     }
 }
 
+/// Converts raw arguments of an exported function in place, in the order listed (an
+/// out-parameter listed first is reset before any argument is read, and the first bad argument
+/// is the one reported); each error names its parameter. Kinds: `out` ([`out_slot`]), `opt_out`
+/// ([`opt_out_slot`]), `handle` ([`arg_handle`]), `str` ([`arg_str`]), `opt_str`
+/// ([`opt_arg_str`]), `str_n(len)` ([`arg_str_n`]) and `strs(len)` ([`arg_str_array`]). Used
+/// (mostly through `crate::boundary::ffi!`) under the pointer contracts of the exported
+/// function.
+macro_rules! args {
+    ($($name:ident: $kind:ident $(($len:ident))?),* $(,)?) => {
+        $(let $name = $crate::text::args!(@$kind $name $($len)?);)+
+    };
+    // SAFETY (every arm): the exported function's documented pointer contract.
+    (@out $p:ident) => { unsafe { $crate::text::out_slot($p, stringify!($p))? } };
+    (@opt_out $p:ident) => { unsafe { $crate::text::opt_out_slot($p) } };
+    (@handle $p:ident) => { unsafe { $crate::text::arg_handle($p, stringify!($p))? } };
+    (@str $p:ident) => { unsafe { $crate::text::arg_str($p, stringify!($p))? } };
+    (@opt_str $p:ident) => { unsafe { $crate::text::opt_arg_str($p, stringify!($p))? } };
+    (@str_n $p:ident $len:ident) => {
+        unsafe { $crate::text::arg_str_n($p, $len, stringify!($p))? }
+    };
+    (@strs $p:ident $len:ident) => {
+        unsafe { $crate::text::arg_str_array($p, $len, stringify!($p))? }
+    };
+}
+pub(crate) use args;
+
+/// Writes a plain value (a bool, an int) into an out-parameter.
+pub(crate) fn put<T>(slot: &mut T, value: T) -> Result<()> {
+    *slot = value;
+    Ok(())
+}
+
 /// Writes a string into an out-parameter (a `&str` is copied once, sized for the NUL).
 pub(crate) fn put_string(slot: &mut *mut c_char, s: impl Into<Vec<u8>>) -> Result<()> {
     *slot = into_c_string(s)?;
@@ -162,6 +190,15 @@ pub(crate) fn put_string(slot: &mut *mut c_char, s: impl Into<Vec<u8>>) -> Resul
 /// Writes a JSON value as an owned string into an out-parameter.
 pub(crate) fn put_json(slot: &mut *mut c_char, v: &serde_json::Value) -> Result<()> {
     put_string(slot, v.to_string())
+}
+
+/// Writes the string `make` gives into an optional out-parameter; `make` runs only when the
+/// caller asked for the value.
+pub(crate) fn put_opt<S: Into<Vec<u8>>>(
+    slot: Option<&mut *mut c_char>,
+    make: impl FnOnce() -> Result<S>,
+) -> Result<()> {
+    slot.map_or(Ok(()), |s| put_string(s, make()?))
 }
 
 /// Moves a value into a new heap handle.

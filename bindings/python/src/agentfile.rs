@@ -94,9 +94,8 @@ impl PyAgentfile {
 #[pyfunction]
 #[pyo3(signature = (text, *, compat=false))]
 pub fn parse_agentfile(py: Python<'_>, text: Text<'_>, compat: bool) -> PyResult<PyAgentfile> {
-    let text = &*text;
     let inner = detached(py, || {
-        Ok(af::parse_agentfile(text, &ParseOptions { compat }))
+        Ok(af::parse_agentfile(&text, &ParseOptions { compat }))
     })?;
     Ok(PyAgentfile { inner })
 }
@@ -123,19 +122,15 @@ pub fn check_agentfile<'py>(
     text: Text<'_>,
     compat: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let text = &*text;
     let (report, wire) = detached(py, || {
-        let report = af::check_agentfile(text, compat);
+        let report = af::check_agentfile(&text, compat);
         let wire = wire::agentfile_report_value(&report)?;
         Ok((report, wire))
     })?;
     let out = PyDict::new(py);
     out.set_item("ok", json_to_py(py, &wire["ok"])?)?;
     out.set_item("diagnostics", json_to_py(py, &wire["diagnostics"])?)?;
-    match report.lease {
-        Some(inner) => out.set_item("lease", PyLease { inner })?,
-        None => out.set_item("lease", py.None())?,
-    }
+    out.set_item("lease", report.lease.map(|inner| PyLease { inner }))?;
     Ok(out)
 }
 
@@ -181,18 +176,12 @@ pub fn evaluate_policy<'py>(
     resource: Text<'_>,
     context: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let context = context.map(py_to_json).transpose()?.unwrap_or_default();
+    let file = &agentfile.inner;
     let (principal, action, resource) = (&*principal, &*action, &*resource);
-    let context = match context {
-        Some(c) => py_to_json(c)?,
-        None => serde_json::Value::Null,
-    };
     let d = detached(py, || {
         Ok(af::evaluate_policy(
-            &agentfile.inner,
-            principal,
-            action,
-            resource,
-            &context,
+            file, principal, action, resource, &context,
         ))
     })?;
     to_py(py, &d)

@@ -3,9 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::convert::{
-    amount_from_py, amount_text, amounts_from_py, budget_to_py, decimal_to_py, py_to_json,
-};
+use crate::convert::{amount_from_py, amounts_from_py, budget_to_py, decimal_to_py, py_to_json};
 use crate::error::{attached, invalid};
 use crate::lease::lease_from_py;
 use crate::text::Text;
@@ -14,16 +12,17 @@ use crate::text::Text;
 #[pyfunction]
 pub fn parse_budget_amount(py: Python<'_>, entry: Text<'_>) -> PyResult<PyBudgetEntry> {
     let e = attached(py, || leasekit::parse_budget_amount(&entry))?;
-    PyBudgetEntry::from_core(py, &e)
+    let amount = decimal_to_py(py, &e.amount)?.unbind();
+    Ok(PyBudgetEntry {
+        currency: e.currency,
+        amount,
+    })
 }
 
 /// Parse an AMOUNT ("2.50", a Decimal or an int) into a normalized Decimal.
 #[pyfunction]
 pub fn parse_amount<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let py = value.py();
-    let text = amount_text(value)?;
-    let d = attached(py, || leasekit::parse_amount(&text))?;
-    decimal_to_py(py, &d)
+    decimal_to_py(value.py(), &amount_from_py(value)?)
 }
 
 /// Normalized text of an amount (no trailing zeros), e.g. Decimal("2.50") -> "2.5".
@@ -74,16 +73,6 @@ pub struct PyBudgetEntry {
     currency: String,
     /// Amount (decimal.Decimal, normalized).
     amount: Py<PyAny>,
-}
-
-impl PyBudgetEntry {
-    /// Converts a core entry.
-    pub fn from_core(py: Python<'_>, e: &leasekit::BudgetEntry) -> PyResult<Self> {
-        Ok(PyBudgetEntry {
-            currency: e.currency.clone(),
-            amount: decimal_to_py(py, &e.amount)?.unbind(),
-        })
-    }
 }
 
 #[pymethods]

@@ -31,13 +31,8 @@ fn datetime_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 fn epoch(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     let e = EPOCH.get_or_try_init(py, || {
         let utc = py.import("datetime")?.getattr("timezone")?.getattr("utc")?;
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("tzinfo", utc)?;
-        Ok::<_, PyErr>(
-            datetime_type(py)?
-                .call((1970, 1, 1), Some(&kwargs))?
-                .unbind(),
-        )
+        let epoch = datetime_type(py)?.call1((1970, 1, 1, 0, 0, 0, 0, utc))?;
+        Ok::<_, PyErr>(epoch.unbind())
     })?;
     Ok(e.bind(py))
 }
@@ -234,11 +229,9 @@ pub fn timestamp_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Timestamp> {
 pub fn timestamp_to_py(py: Python<'_>, t: Timestamp) -> PyResult<Bound<'_, PyAny>> {
     let micros = t.unix_nanos().div_euclid(1_000);
     let micros = i64::try_from(micros).map_err(|_| invalid_err(py, "time out of range"))?;
-    let kwargs = PyDict::new(py);
-    kwargs.set_item("microseconds", micros)?;
     let delta = TIMEDELTA
         .import(py, "datetime", "timedelta")?
-        .call((), Some(&kwargs))?;
+        .call1((0, 0, micros))?;
     epoch(py)?.call_method1("__add__", (delta,))
 }
 

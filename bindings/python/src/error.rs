@@ -18,13 +18,10 @@ use serde_json::{Map, Value};
 /// The Python factory `leasekit._errors._from_native(code, message, retryable, details)`.
 static FROM_NATIVE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-/// Converts a core error into the matching Python exception.
+/// Converts a core error into the matching Python exception (or, should the exception module
+/// itself fail, that failure).
 pub fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
-    match build(py, &err) {
-        Ok(e) => e,
-        // The exception module itself failed (should never happen): keep the code in the text.
-        Err(e) => e,
-    }
+    build(py, &err).unwrap_or_else(|e| e)
 }
 
 fn build(py: Python<'_>, err: &Error) -> PyResult<PyErr> {
@@ -71,18 +68,6 @@ fn finish<T>(py: Python<'_>, out: std::thread::Result<leasekit::Result<T>>) -> P
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(to_py_err(py, e)),
         Err(payload) => Err(to_py_err(py, Error::internal_from_panic(payload.as_ref()))),
-    }
-}
-
-/// Extension trait: `core_result.py(py)?` maps a core error to its Python exception.
-pub trait IntoPyResult<T> {
-    /// Maps the core error (if any) to the matching `LeaseError` subclass.
-    fn py(self, py: Python<'_>) -> PyResult<T>;
-}
-
-impl<T> IntoPyResult<T> for leasekit::Result<T> {
-    fn py(self, py: Python<'_>) -> PyResult<T> {
-        self.map_err(|e| to_py_err(py, e))
     }
 }
 

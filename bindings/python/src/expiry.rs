@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::convert::{py_to_json, timestamp_from_py, timestamp_to_py};
-use crate::error::{IntoPyResult, attached, json_to_py};
+use crate::error::{attached, json_to_py};
 use crate::text::{Text, str_of};
 
 /// Lease constraints (`expires_at`), built from a datetime or an RFC 3339 string.
@@ -24,10 +24,8 @@ impl PyConstraints {
     #[new]
     #[pyo3(signature = (expires_at=None))]
     fn new(expires_at: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let expires_at = match expires_at {
-            Some(v) if !v.is_none() => Some(timestamp_from_py(v)?),
-            _ => None,
-        };
+        let expires_at = expires_at.filter(|v| !v.is_none());
+        let expires_at = expires_at.map(timestamp_from_py).transpose()?;
         Ok(PyConstraints {
             inner: CoreConstraints { expires_at },
         })
@@ -66,7 +64,7 @@ pub fn constraints_from_py(obj: Option<&Bound<'_, PyAny>>) -> PyResult<CoreConst
         return attached(py, || CoreConstraints::from_json(text));
     }
     let value = py_to_json(obj)?;
-    CoreConstraints::from_value(&value).py(py)
+    attached(py, || CoreConstraints::from_value(&value))
 }
 
 /// Parse a strict `YYYY-MM-DDTHH:MM:SS[.f]Z` time into an aware UTC datetime.

@@ -61,24 +61,20 @@ impl PyLeaseGuard {
         grace_millis: Option<&Bound<'_, PyAny>>,
         allow_any_model: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let lease_py = lease.py();
+        let py = lease.py();
         let lease = lease_from_py(lease)?;
         let constraints = constraints_from_py(constraints)?;
         let clock = clock_from_py(clock)?;
         // The option keys and their rules are core's wire shape.
-        let options = options_value(
-            &[
-                ("grace_millis", grace_millis),
-                ("allow_any_model", allow_any_model),
-            ],
-            None,
-        )?;
-        let opts = attached(lease_py, || {
-            wire::GuardOptions::from_value(options, wire::KeyStyle::Snake)
-        })?
-        .to_core();
-        let inner = attached(lease_py, || {
-            Ok(LeaseGuard::with_options(lease, constraints, clock, opts))
+        let named = [
+            ("grace_millis", grace_millis),
+            ("allow_any_model", allow_any_model),
+        ];
+        let options = options_value(&named, None)?;
+        let inner = attached(py, || {
+            let options = wire::GuardOptions::from_value(options, wire::KeyStyle::Snake)?;
+            let options = options.to_core();
+            Ok(LeaseGuard::with_options(lease, constraints, clock, options))
         })?;
         Ok(PyLeaseGuard { inner })
     }
@@ -112,8 +108,7 @@ impl PyLeaseGuard {
         unit: Text<'_>,
     ) -> PyResult<Vec<PyMetric>> {
         let value = amount_text(value)?;
-        let (name, unit) = (&*name, &*unit);
-        let ms = detached(py, || self.inner.record_metric(name, &value, unit))?;
+        let ms = detached(py, || self.inner.record_metric(&name, &value, &unit))?;
         PyMetric::list(py, &ms)
     }
 
@@ -126,8 +121,7 @@ impl PyLeaseGuard {
         amount: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<PyMetric>> {
         let amount = amount_from_py(amount)?;
-        let currency = &*currency;
-        let ms = detached(py, || self.inner.reserve(currency, amount))?;
+        let ms = detached(py, || self.inner.reserve(&currency, amount))?;
         PyMetric::list(py, &ms)
     }
 
@@ -213,18 +207,15 @@ pub struct PyMetric {
 }
 
 impl PyMetric {
-    /// Converts a core metric.
-    pub fn from_core(py: Python<'_>, m: &leasekit::Metric) -> PyResult<Self> {
-        Ok(PyMetric {
-            name: m.name.clone(),
-            value: decimal_to_py(py, &m.value)?.unbind(),
-            unit: m.unit.clone(),
-        })
-    }
-
     /// Converts a list of core metrics.
-    pub fn list(py: Python<'_>, ms: &[leasekit::Metric]) -> PyResult<Vec<PyMetric>> {
-        ms.iter().map(|m| PyMetric::from_core(py, m)).collect()
+    fn list(py: Python<'_>, ms: &[leasekit::Metric]) -> PyResult<Vec<PyMetric>> {
+        ms.iter()
+            .map(|m| {
+                let (name, unit) = (m.name.clone(), m.unit.clone());
+                let value = decimal_to_py(py, &m.value)?.unbind();
+                Ok(PyMetric { name, value, unit })
+            })
+            .collect()
     }
 }
 

@@ -5,7 +5,7 @@ use leasekit::wire;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use crate::convert::{budget_to_py, options_value, py_to_json};
+use crate::convert::{answer, budget_to_py, options_value, py_to_json};
 use crate::error::{attached, detached, json_to_py};
 use crate::expiry::constraints_from_py;
 use crate::text::{Text, str_of};
@@ -103,112 +103,60 @@ pub fn lease_from_py(obj: &Bound<'_, PyAny>) -> PyResult<leasekit::Lease> {
 /// Check a lease's shape (dict or JSON string); raises InvalidRequest when invalid.
 #[pyfunction]
 pub fn validate_lease_shape(py: Python<'_>, lease: &Bound<'_, PyAny>) -> PyResult<()> {
-    let value = match lease.cast::<PyLease>() {
-        Ok(l) => l.get().inner.to_value(),
-        Err(_) => match lease.cast::<PyString>() {
-            Ok(s) => {
-                let text = str_of(s, "lease")?;
-                attached(py, || Ok(leasekit::Lease::from_json(text)?.to_value()))?
-            }
-            Err(_) => py_to_json(lease)?,
-        },
+    let value = if lease.is_instance_of::<PyLease>() || lease.is_instance_of::<PyString>() {
+        lease_from_py(lease)?.to_value()
+    } else {
+        py_to_json(lease)?
     };
     attached(py, || leasekit::validate_lease_shape(&value))
 }
 
-/// Inputs of a subset question, converted from Python; the options are core's wire shape.
-struct SubsetArgs {
-    child: leasekit::Lease,
-    parent: leasekit::Lease,
-    options: wire::SubsetOptions,
+/// The two subset functions share one signature: `parent_remaining` and any other keyword
+/// (`options`) cross as plain data to core's `wire::SubsetOptions`, which reads the amount map
+/// with its one rule and refuses an unknown key; the constraints are read by core's constraints
+/// reader (they may also be a `LeaseConstraints` or JSON text). `$run` answers from the
+/// converted `(child, parent, options)` with the interpreter lock released.
+macro_rules! subset_fn {
+    ($(#[$doc:meta])* $name:ident -> $ret:ty, $run:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (child, parent, *, parent_remaining=None, child_constraints=None, parent_constraints=None, **options))]
+        pub fn $name(
+            py: Python<'_>,
+            child: &Bound<'_, PyAny>,
+            parent: &Bound<'_, PyAny>,
+            parent_remaining: Option<&Bound<'_, PyAny>>,
+            child_constraints: Option<&Bound<'_, PyAny>>,
+            parent_constraints: Option<&Bound<'_, PyAny>>,
+            options: Option<&Bound<'_, PyDict>>,
+        ) -> PyResult<$ret> {
+            let (child, parent) = (lease_from_py(child)?, lease_from_py(parent)?);
+            let options = options_value(&[("parent_remaining", parent_remaining)], options)?;
+            let mut options = attached(py, || {
+                wire::SubsetOptions::from_value(options, wire::KeyStyle::Snake)
+            })?;
+            options.child_constraints = Some(constraints_from_py(child_constraints)?);
+            options.parent_constraints = Some(constraints_from_py(parent_constraints)?);
+            detached(py, || ($run)(&child, &parent, &options.as_core()))
+        }
+    };
 }
 
-impl SubsetArgs {
-    /// `parent_remaining` and any other keyword (`other`) cross as plain data to core's
-    /// `wire::SubsetOptions`, which reads the amount map with its one rule and refuses an
-    /// unknown key; the constraints are read by core's constraints reader (they may also be a
-    /// `LeaseConstraints` or JSON text).
-    fn new(
-        child: &Bound<'_, PyAny>,
-        parent: &Bound<'_, PyAny>,
-        parent_remaining: Option<&Bound<'_, PyAny>>,
-        child_constraints: Option<&Bound<'_, PyAny>>,
-        parent_constraints: Option<&Bound<'_, PyAny>>,
-        other: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<Self> {
-        let py = child.py();
-        let (child, parent) = (lease_from_py(child)?, lease_from_py(parent)?);
-        let options = options_value(&[("parent_remaining", parent_remaining)], other)?;
-        let mut options = attached(py, || {
-            wire::SubsetOptions::from_value(options, wire::KeyStyle::Snake)
-        })?;
-        options.child_constraints = Some(constraints_from_py(child_constraints)?);
-        options.parent_constraints = Some(constraints_from_py(parent_constraints)?);
-        Ok(SubsetArgs {
-            child,
-            parent,
-            options,
-        })
-    }
+subset_fn!(
+    /// Whether `child` is a subset of `parent` (exact pattern-language inclusion, budget within
+    /// the parent's remaining, expiry not later). `parent_remaining` is an amount map of `str`
+    /// or `Decimal` amounts; any other keyword is an unknown option (InvalidRequest). Invalid
+    /// input raises InvalidRequest.
+    is_lease_subset -> bool,
+    |c, p, o| Ok(leasekit::is_lease_subset(c, p, o))
+);
 
-    fn check(&self) -> leasekit::Result<()> {
-        leasekit::check_lease_subset(&self.child, &self.parent, &self.options.as_core())
-    }
-
-    fn is_subset(&self) -> bool {
-        leasekit::is_lease_subset(&self.child, &self.parent, &self.options.as_core())
-    }
-}
-
-/// Whether `child` is a subset of `parent` (exact pattern-language inclusion, budget within the
-/// parent's remaining, expiry not later). `parent_remaining` is an amount map of `str` or
-/// `Decimal` amounts; any other keyword is an unknown option (InvalidRequest). Invalid input
-/// raises InvalidRequest.
-#[pyfunction]
-#[pyo3(signature = (child, parent, *, parent_remaining=None, child_constraints=None, parent_constraints=None, **options))]
-pub fn is_lease_subset(
-    py: Python<'_>,
-    child: &Bound<'_, PyAny>,
-    parent: &Bound<'_, PyAny>,
-    parent_remaining: Option<&Bound<'_, PyAny>>,
-    child_constraints: Option<&Bound<'_, PyAny>>,
-    parent_constraints: Option<&Bound<'_, PyAny>>,
-    options: Option<&Bound<'_, PyDict>>,
-) -> PyResult<bool> {
-    let args = SubsetArgs::new(
-        child,
-        parent,
-        parent_remaining,
-        child_constraints,
-        parent_constraints,
-        options,
-    )?;
-    detached(py, || Ok(args.is_subset()))
-}
-
-/// Like is_lease_subset but raises LeaseSubsetViolation whose `.details` name the capability,
-/// the child pattern and a witness the parent does not cover.
-#[pyfunction]
-#[pyo3(signature = (child, parent, *, parent_remaining=None, child_constraints=None, parent_constraints=None, **options))]
-pub fn check_lease_subset(
-    py: Python<'_>,
-    child: &Bound<'_, PyAny>,
-    parent: &Bound<'_, PyAny>,
-    parent_remaining: Option<&Bound<'_, PyAny>>,
-    child_constraints: Option<&Bound<'_, PyAny>>,
-    parent_constraints: Option<&Bound<'_, PyAny>>,
-    options: Option<&Bound<'_, PyDict>>,
-) -> PyResult<()> {
-    let args = SubsetArgs::new(
-        child,
-        parent,
-        parent_remaining,
-        child_constraints,
-        parent_constraints,
-        options,
-    )?;
-    detached(py, || args.check())
-}
+subset_fn!(
+    /// Like is_lease_subset but raises LeaseSubsetViolation whose `.details` name the
+    /// capability, the child pattern and a witness the parent does not cover.
+    check_lease_subset -> (),
+    leasekit::check_lease_subset
+);
 
 /// Lease-writing mistakes (core's lint): a list of warnings
 /// `{"code","capability","pattern","message","hint"}`; empty for a clean lease. An invalid
@@ -217,10 +165,6 @@ pub fn check_lease_subset(
 pub fn lint_lease<'py>(lease: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let py = lease.py();
     let lease = lease_from_py(lease)?;
-    let warnings = attached(py, || {
-        let json = leasekit::lint_lease_json(&lease.to_json())?;
-        serde_json::from_str::<serde_json::Value>(&json)
-            .map_err(|e| leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string()))
-    })?;
-    json_to_py(py, &warnings["warnings"])
+    let json = attached(py, || leasekit::lint_lease_json(&lease.to_json()))?;
+    answer(py, &json)?.get_item("warnings")
 }

@@ -8,71 +8,16 @@ Errors are ``LeaseError`` subclasses carrying the stable ARCP ``code``.
 
 from __future__ import annotations
 
-from ._errors import (
-    ERROR_CLASSES,
-    AgentNotAvailable,
-    AgentVersionNotAvailable,
-    BudgetExhausted,
-    Cancelled,
-    DuplicateKey,
-    HeartbeatLost,
-    InternalError,
-    InvalidRequest,
-    JobNotFound,
-    LeaseError,
-    LeaseExpired,
-    LeaseSubsetViolation,
-    PermissionDenied,
-    ResumeWindowExpired,
-    Timeout,
-    Unauthenticated,
-)
-from ._native import (
-    Agentfile,
-    BudgetEntry,
-    Lease,
-    LeaseConstraints,
-    LeaseGuard,
-    ManualClock,
-    Metric,
-    Narrowed,
-    canonicalize_target,
-    check_lease_subset,
-    error_codes,
-    format_amount,
-    initial_budget,
-    check_budget_remaining,
-    is_lease_subset,
-    is_reserved_capability_name,
-    is_valid_capability_name,
-    match_pattern,
-    narrow_constraints,
-    narrow_lease,
-    parse_amount,
-    parse_budget_amount,
-    parse_expires_at,
-    sum_budget_entries,
-    validate_lease_constraints,
-    validate_lease_shape,
-    validate_pattern,
-    lint_lease,
-    # Agentfile
-    agentfile_lease,
-    check_agentfile,
-    check_inheritance,
-    evaluate_policy,
-    lint,
-    lock,
-    lockfile_json,
-    package_digest,
-    parse_agentfile,
-)
+from . import _errors, _native
+from ._errors import *  # noqa: F403  (LeaseError, one class per code, ERROR_CLASSES)
 
 from .governor import Governor, GovernorClient, decode_frame
 
 __version__ = "0.1.0"
 
-__all__ = [
+#: The names the native module contributes to the package's API (each listed once: imported
+#: from `_native` below and exported in `__all__`; their types are in `__init__.pyi`).
+_NATIVE_API = (
     # values
     "Lease",
     "LeaseConstraints",
@@ -113,26 +58,15 @@ __all__ = [
     "package_digest",
     "check_inheritance",
     "evaluate_policy",
+)
+globals().update((name, getattr(_native, name)) for name in _NATIVE_API)
+
+__all__ = [
+    *_NATIVE_API,
     # governor
     "Governor",
     "GovernorClient",
     "decode_frame",
     # errors
-    "ERROR_CLASSES",
-    "LeaseError",
-    "PermissionDenied",
-    "LeaseSubsetViolation",
-    "LeaseExpired",
-    "BudgetExhausted",
-    "InvalidRequest",
-    "Unauthenticated",
-    "JobNotFound",
-    "DuplicateKey",
-    "AgentNotAvailable",
-    "AgentVersionNotAvailable",
-    "Cancelled",
-    "Timeout",
-    "ResumeWindowExpired",
-    "HeartbeatLost",
-    "InternalError",
+    *_errors.__all__,
 ]

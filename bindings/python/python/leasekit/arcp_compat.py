@@ -126,13 +126,8 @@ def validate_lease_op(
     guard = _lk.LeaseGuard(_plain_lease(lease), _constraints(constraints), clock=clock)
     guard.authorize(ctx.capability, ctx.target)
     if budget:
-        _check_external_budget(budget)
-
-
-def _check_external_budget(budget: Dict[str, Any]) -> None:
-    """Raise ``BudgetExhausted`` when a caller-tracked counter is <= 0, after the pattern check
-    as in the SDK (the check itself is core's ``check_budget_remaining``)."""
-    _lk.check_budget_remaining(budget)
+        # After the pattern check, as in the SDK; the rule itself is core's.
+        _lk.check_budget_remaining(budget)
 
 
 def initial_budget_from_lease(lease: Lease) -> Dict[str, Decimal]:
