@@ -188,13 +188,14 @@ export interface ClientOptions {
   /** Idle connections kept for reuse; default 16. */
   maxPooled?: number | null
 }
+// BEGIN generated (scripts/gen-governor-methods.py)
 /** The wire command names (SEMANTICS 13.1). */
 export type GovernorCommand =
   | 'Acquire' | 'Release' | 'RequestApproval' | 'GrantApproval' | 'DenyApproval'
-  | 'ReviewApproval' | 'ListPendingApprovals' | 'GetMetrics' | 'GetStatus'
-  | 'ExportDiagnostics' | 'ExportRunawayReport' | 'StagePolicyBundle' | 'ActivatePolicy'
-  | 'RollbackPolicy' | 'RequestToolSubLease' | 'ExecuteToolCall' | 'Authorize'
-  | 'ExportAudit' | 'VerifyAudit'
+  | 'ListPendingApprovals' | 'ReviewApproval' | 'GetMetrics' | 'GetStatus' | 'ExportDiagnostics'
+  | 'ExportRunawayReport' | 'StagePolicyBundle' | 'ActivatePolicy' | 'RequestToolSubLease'
+  | 'ExecuteToolCall' | 'Authorize' | 'ExportAudit' | 'VerifyAudit' | 'RollbackPolicy'
+// END generated
 /** A request payload in the protocol's field names (camelCase); a field the request type does
  * not have throws `InvalidRequestError`. */
 export type GovernorRequest = Record<string, unknown>
@@ -267,45 +268,51 @@ export interface RequestEnvelope {
  * core's strict call (a plain request in the protocol's field names, the response payload
  * out); a refused command throws a `LeaseError`. */
 export interface GovernorMethods {
+  // BEGIN generated (scripts/gen-governor-methods.py)
   /** `Acquire`: a grant (`granted`, `leaseId`, `expiresAtUtc`, `constraints`) or a denial
    * (`deniedReason`, `retryAfterMs`, `recommendation`). */
   acquire(request?: AcquireRequest | string | null): AcquireResponse
-  /** `Release`: the actuals in, `classification` and the `receipt` out. */
+  /** `Release`: the actuals of a granted lease in; `classification` and the `receipt` out. */
   release(request: ReleaseRequest | string): ReleaseResponse
-  /** `RequestApproval`. */
+  /** `RequestApproval`: asks for an approval. */
   requestApproval(request?: GovernorRequest | string | null): GovernorResponse
-  /** `GrantApproval`. */
+  /** `GrantApproval`: grants an approval (its token is in the answer). */
   grantApproval(request?: GovernorRequest | string | null): GovernorResponse
-  /** `DenyApproval`. */
+  /** `DenyApproval`: denies an approval. */
   denyApproval(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ReviewApproval` (quorum; a requester cannot review their own approval). */
-  reviewApproval(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ListPendingApprovals`. */
+  /** `ListPendingApprovals`: the pending approvals. */
   listPendingApprovals(request?: GovernorRequest | string | null): GovernorResponse
+  /** `ReviewApproval`: one reviewer's decision (quorum; a requester cannot review their own
+   * approval). */
+  reviewApproval(request?: GovernorRequest | string | null): GovernorResponse
   /** `GetMetrics`: active leases, spend today, pool utilization, grants and denials by reason. */
   metrics(): GovernorResponse
-  /** `GetStatus`. */
+  /** `GetStatus`: health, the store, active leases, pending approvals, spend today, the policy
+   * version and the audit chain length. */
   status(): GovernorResponse
-  /** `ExportDiagnostics` (the document inline). */
+  /** `ExportDiagnostics`: the diagnostics document (inline). */
   exportDiagnostics(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ExportRunawayReport` (the report inline). */
+  /** `ExportRunawayReport`: the runaway report (inline). */
   exportRunawayReport(request?: GovernorRequest | string | null): GovernorResponse
-  /** `StagePolicyBundle` (a refused bundle is `accepted: false`). */
+  /** `StagePolicyBundle`: stages a signed or unsigned policy bundle (a refused one is
+   * `accepted: false`). */
   stagePolicyBundle(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ActivatePolicy`. */
+  /** `ActivatePolicy`: activates a staged policy. */
   activatePolicy(request?: GovernorRequest | string | null): GovernorResponse
-  /** `RollbackPolicy`. */
-  rollbackPolicy(request?: GovernorRequest | string | null): GovernorResponse
-  /** `RequestToolSubLease`. */
+  /** `RequestToolSubLease`: a tool sub-lease under a granted lease. */
   requestToolSubLease(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ExecuteToolCall`: authorizes the call against its sub-lease and accounts for it. */
+  /** `ExecuteToolCall`: authorizes a tool call against its sub-lease and accounts for it. */
   executeToolCall(request?: GovernorRequest | string | null): GovernorResponse
   /** `Authorize`: a capability and target against a granted lease's effective lease. */
   authorize(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ExportAudit` (`fromLine`/`toLine`, 1-based, inclusive): `{records: [...]}`. */
+  /** `ExportAudit`: audit records (`fromLine`/`toLine`, 1-based, inclusive; none: the whole chain)
+   * as `{records: [...]}`. */
   exportAudit(request?: GovernorRequest | string | null): GovernorResponse
-  /** `VerifyAudit`: the store's chain (or the given `records`): `ok`, `records`. */
+  /** `VerifyAudit`: verifies the store's audit chain (or the given `records`): `ok`, `records`. */
   verifyAudit(request?: GovernorRequest | string | null): GovernorResponse
+  /** `RollbackPolicy`: returns to the previous policy. */
+  rollbackPolicy(request?: GovernorRequest | string | null): GovernorResponse
+  // END generated
 }
 /** The Promise forms of `GovernorMethods` (`acquireAsync`, ...): the same strict call run on
  * the libuv thread pool, so the event loop does not wait for a SQLite commit or the daemon;
@@ -314,25 +321,27 @@ export interface GovernorMethods {
 export interface GovernorAsyncMethods {
   /** `call` on the thread pool. */
   callAsync(command: GovernorCommand, request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  // BEGIN generated (scripts/gen-governor-methods.py)
   acquireAsync(request?: AcquireRequest | string | null): Promise<AcquireResponse>
   releaseAsync(request: ReleaseRequest | string): Promise<ReleaseResponse>
   requestApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   grantApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   denyApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  reviewApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   listPendingApprovalsAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  reviewApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   metricsAsync(): Promise<GovernorResponse>
   statusAsync(): Promise<GovernorResponse>
   exportDiagnosticsAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   exportRunawayReportAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   stagePolicyBundleAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   activatePolicyAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  rollbackPolicyAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   requestToolSubLeaseAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   executeToolCallAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   authorizeAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   exportAuditAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   verifyAuditAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  rollbackPolicyAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  // END generated
 }
 export interface Governor extends GovernorMethods, GovernorAsyncMethods {}
 export interface GovernorClient extends GovernorMethods, GovernorAsyncMethods {}

@@ -145,27 +145,29 @@ function wrapClass(NativeClass) {
 // Governor and GovernorClient: the same typed methods on both, each one core's strict call
 // of its command (a plain request object in the protocol's field names in, the response
 // payload as a plain object out). Nothing is decided here: the table only names commands.
+// BEGIN generated (scripts/gen-governor-methods.py)
 const GOVERNOR_COMMANDS = {
   acquire: 'Acquire',
   release: 'Release',
   requestApproval: 'RequestApproval',
   grantApproval: 'GrantApproval',
   denyApproval: 'DenyApproval',
-  reviewApproval: 'ReviewApproval',
   listPendingApprovals: 'ListPendingApprovals',
+  reviewApproval: 'ReviewApproval',
   metrics: 'GetMetrics',
   status: 'GetStatus',
   exportDiagnostics: 'ExportDiagnostics',
   exportRunawayReport: 'ExportRunawayReport',
   stagePolicyBundle: 'StagePolicyBundle',
   activatePolicy: 'ActivatePolicy',
-  rollbackPolicy: 'RollbackPolicy',
   requestToolSubLease: 'RequestToolSubLease',
   executeToolCall: 'ExecuteToolCall',
   authorize: 'Authorize',
   exportAudit: 'ExportAudit',
   verifyAudit: 'VerifyAudit',
+  rollbackPolicy: 'RollbackPolicy',
 }
+// END generated
 // The Promise form of a strict call: the native task resolves to the JSON text
 // `{"ok": response}` or `{"error": {code, message, retryable, details}}`.
 function settle(text) {
