@@ -6,7 +6,7 @@ core/tests/governor_commands.rs holds it equal): per command its wire name, the 
 camelCase method names, whether it takes a request (`none`, `optional`: the empty request is
 meaningful, `required`) and a one-sentence doc. From it this script writes:
   Python  bindings/python/python/leasekit/governor.py   GovernorMethods' forwarders
-  Node    bindings/node/index.js                        GOVERNOR_COMMANDS (method -> command)
+  Node    bindings/node/governor.js                     GOVERNOR_COMMANDS (method -> command)
           bindings/node/dts-header.d.ts, index.d.ts     GovernorCommand, the GovernorMethods
                                                         and GovernorAsyncMethods declarations
   Java    bindings/jvm/.../GovernorApi.java             the default methods (Map and JSON forms,
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLE_JSON = ROOT / "conformance" / "governor-commands.json"
 SURFACE_JSON = ROOT / "conformance" / "surface.json"
 PY_FILE = ROOT / "bindings/python/python/leasekit/governor.py"
-NODE_JS = ROOT / "bindings/node/index.js"
+NODE_JS = ROOT / "bindings/node/governor.js"
 NODE_DTS = [ROOT / "bindings/node/dts-header.d.ts", ROOT / "bindings/node/index.d.ts"]
 JAVA_FILE = ROOT / "bindings/jvm/src/main/java/dev/leasekit/GovernorApi.java"
 C_FILE = ROOT / "bindings/c/src/governor.rs"
