@@ -7,7 +7,7 @@ camelCase method names, whether it takes a request (`none`, `optional`: the empt
 meaningful, `required`) and a one-sentence doc. From it this script writes:
   Python  bindings/python/python/leasekit/governor.py   GovernorMethods' forwarders
   Node    bindings/node/governor.js                     GOVERNOR_COMMANDS (method -> command)
-          bindings/node/dts-header.d.ts, index.d.ts     GovernorCommand, the GovernorMethods
+          bindings/node/governor.d.ts                   GovernorCommand, the GovernorMethods
                                                         and GovernorAsyncMethods declarations
   Java    bindings/jvm/.../GovernorApi.java             the default methods (Map and JSON forms,
                                                         a no-argument form for `optional`)
@@ -17,8 +17,7 @@ meaningful, `required`) and a one-sentence doc. From it this script writes:
                                                         include/leasekit.h)
 Each method only names its command and forwards to the binding's strict call: nothing is
 decided here. Generated parts sit between the lines `BEGIN generated
-(scripts/gen-governor-methods.py)` and `END generated`. napi copies dts-header.d.ts verbatim to
-the top of index.d.ts, so both get the same parts (no rebuild needed to keep them equal).
+(scripts/gen-governor-methods.py)` and `END generated`.
 
 Usage: gen-governor-methods.py [--check]   (--check: write nothing, exit 1 on any difference)
 Binding-specific typing (Node's Acquire/Release request and response types) and the C doc
@@ -38,7 +37,7 @@ TABLE_JSON = ROOT / "conformance" / "governor-commands.json"
 SURFACE_JSON = ROOT / "conformance" / "surface.json"
 PY_FILE = ROOT / "bindings/python/python/leasekit/governor.py"
 NODE_JS = ROOT / "bindings/node/governor.js"
-NODE_DTS = [ROOT / "bindings/node/dts-header.d.ts", ROOT / "bindings/node/index.d.ts"]
+NODE_DTS = [ROOT / "bindings/node/governor.d.ts"]
 JAVA_FILE = ROOT / "bindings/jvm/src/main/java/dev/leasekit/GovernorApi.java"
 C_FILE = ROOT / "bindings/c/src/governor.rs"
 
