@@ -35,6 +35,9 @@ fail=$((fail + $(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /
 echo "--- error tables (scripts/gen-error-tables.py --check; the header's LkStatus is verified)"
 if python3 scripts/gen-error-tables.py --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 
+echo "--- typed governor functions (scripts/gen-governor-methods.py --check)"
+if python3 scripts/gen-governor-methods.py --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
+
 echo "--- build library and C programs"
 if ! bash bindings/c/build-c.sh; then
   echo "c: $pass passed, $((fail + 1)) failed"

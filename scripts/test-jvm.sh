@@ -39,6 +39,8 @@ fi
 
 # The error-code tables are generated (scripts/gen-error-tables.py): their check is one more test.
 if python3 "$root/scripts/gen-error-tables.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
+# So are the typed governor methods (scripts/gen-governor-methods.py): one more test.
+if python3 "$root/scripts/gen-governor-methods.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 echo "jvm: $pass passed, $fail failed"
 exit $status

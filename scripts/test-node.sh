@@ -64,5 +64,7 @@ fail=${fail:-0}
 if [ "$generated_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 # The error-code tables are generated (scripts/gen-error-tables.py): their check is one more test.
 if python3 "$root/scripts/gen-error-tables.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
+# So are the typed governor methods (scripts/gen-governor-methods.py): one more test.
+if python3 "$root/scripts/gen-governor-methods.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 summary "$pass" "$fail" "$status"

@@ -32,6 +32,8 @@ pass=$(num passed); fail=$(num failed); errs=$(num 'errors?')
 fail=$((fail + errs))
 # The error-code tables are generated (scripts/gen-error-tables.py): their check is one more test.
 if python3 "$root/scripts/gen-error-tables.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
+# So are the typed governor methods (scripts/gen-governor-methods.py): one more test.
+if python3 "$root/scripts/gen-governor-methods.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 rm -f "$out"
 echo "python: $pass passed, $fail failed"

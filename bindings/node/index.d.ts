@@ -160,180 +160,37 @@ export interface LeaseWarning {
   hint: string
 }
 
-/** A governor policy (LeaseGate's policy JSON, docs/governor.md); unlisted fields take defaults. */
-export type GovernorPolicy = Record<string, unknown>
-/** Options of `Governor.open`: the construction options (limits, `allowedPublicKeysBase64`,
- * `requireSignedBundles`) plus the open options below. */
-export interface GovernorOpenOptions {
-  /** SQLite durability: `"full"` (default; a power loss loses no answered grant) or `"normal"`
-   * (survives a process crash, not a power loss). SQLite stores only. */
-  synchronous?: 'full' | 'normal' | null
-  /** Tests: a manual clock starting at this instant (move it with `setTime`/`advanceTime`). */
-  manualClock?: TimeInput | null
-  /** Tests: `"deterministic"` ids (`lease-1`, `approval-1`, ...); default `"random"`. */
-  ids?: 'random' | 'deterministic' | null
-  /** Further construction options, e.g. `allowedPublicKeysBase64`. */
-  [option: string]: unknown
-}
-/** Options of `GovernorClient.connect`. */
-export interface ClientOptions {
-  /** Time allowed for one call (connect, send, answer), in milliseconds; default 10 000. */
-  timeoutMs?: number | null
-  /** What an `acquire` does when the daemon cannot be reached (SEMANTICS 13.13): `"off"`
-   * (throw), `"dev"` (small non-risky local grants) or `"prod"` (default: read-only chat with
-   * at most 128 output tokens). */
-  fallback?: 'off' | 'dev' | 'prod' | null
-  /** An idle connection older than this (milliseconds) is not reused; default 60 000. */
-  maxIdleMs?: number | null
-  /** Idle connections kept for reuse; default 16. */
-  maxPooled?: number | null
-}
-/** The wire command names (SEMANTICS 13.1). */
-export type GovernorCommand =
-  | 'Acquire' | 'Release' | 'RequestApproval' | 'GrantApproval' | 'DenyApproval'
-  | 'ReviewApproval' | 'ListPendingApprovals' | 'GetMetrics' | 'GetStatus'
-  | 'ExportDiagnostics' | 'ExportRunawayReport' | 'StagePolicyBundle' | 'ActivatePolicy'
-  | 'RollbackPolicy' | 'RequestToolSubLease' | 'ExecuteToolCall' | 'Authorize'
-  | 'ExportAudit' | 'VerifyAudit'
-/** A request payload in the protocol's field names (camelCase); a field the request type does
- * not have throws `InvalidRequestError`. */
-export type GovernorRequest = Record<string, unknown>
-/** A response payload in the protocol's field names. */
-export type GovernorResponse = Record<string, any>
-/** `Acquire` request (the common fields; see docs/governor.md for all of them). */
-export interface AcquireRequest extends GovernorRequest {
-  actorId?: string
-  workspaceId?: string
-  orgId?: string
-  sessionId?: string
-  principalType?: string
-  role?: string
-  actionType?: string
-  modelId?: string
-  providerId?: string
-  intentClass?: string
-  estimatedPromptTokens?: number
-  maxOutputTokens?: number
-  estimatedCostCents?: number
-  estimatedComputeUnits?: number
-  requestedCapabilities?: string[]
-  requestedTools?: Record<string, unknown>[]
-  riskFlags?: string[]
-  approvalToken?: string
-  idempotencyKey?: string
-  /** An ARCP lease to narrow to the policy's ceiling. */
-  requestedLease?: Lease | null
-}
-/** `Acquire` response: a grant or a denial. */
-export interface AcquireResponse extends GovernorResponse {
-  granted: boolean
-  /** The lease id (empty on a denial). */
-  leaseId: string
-  expiresAtUtc: string
-  constraints: Record<string, any>
-  /** The denial reason (empty on a grant). */
-  deniedReason: string
-  retryAfterMs?: number
-  recommendation: string
-  /** True for a client's local fallback grant (SEMANTICS 13.13). */
-  degradedMode: boolean
-  /** The narrowed ARCP lease, when `requestedLease` was given. */
-  effectiveLease?: Lease
-}
-/** `Release` request: the actuals of a granted lease. */
-export interface ReleaseRequest extends GovernorRequest {
-  leaseId: string
-  actualPromptTokens?: number
-  actualOutputTokens?: number
-  actualCostCents?: number
-  toolCallsCount?: number
-  latencyMs?: number
-  outcome?: string
-  idempotencyKey?: string
-}
-/** `Release` response. */
-export interface ReleaseResponse extends GovernorResponse {
-  classification: string
-  recommendation: string
-  receipt?: Record<string, any>
-}
-/** The request envelope of a frame (`decodeFrame`). */
-export interface RequestEnvelope {
-  protocolVersion: string
-  command: string
-  payloadJson: string
-}
-/** The typed methods shared by `Governor` and `GovernorClient`: each runs its command through
- * core's strict call (a plain request in the protocol's field names, the response payload
- * out); a refused command throws a `LeaseError`. */
-export interface GovernorMethods {
-  /** `Acquire`: a grant (`granted`, `leaseId`, `expiresAtUtc`, `constraints`) or a denial
-   * (`deniedReason`, `retryAfterMs`, `recommendation`). */
-  acquire(request?: AcquireRequest | string | null): AcquireResponse
-  /** `Release`: the actuals in, `classification` and the `receipt` out. */
-  release(request: ReleaseRequest | string): ReleaseResponse
-  /** `RequestApproval`. */
-  requestApproval(request?: GovernorRequest | string | null): GovernorResponse
-  /** `GrantApproval`. */
-  grantApproval(request?: GovernorRequest | string | null): GovernorResponse
-  /** `DenyApproval`. */
-  denyApproval(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ReviewApproval` (quorum; a requester cannot review their own approval). */
-  reviewApproval(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ListPendingApprovals`. */
-  listPendingApprovals(request?: GovernorRequest | string | null): GovernorResponse
-  /** `GetMetrics`: active leases, spend today, pool utilization, grants and denials by reason. */
-  metrics(): GovernorResponse
-  /** `GetStatus`. */
-  status(): GovernorResponse
-  /** `ExportDiagnostics` (the document inline). */
-  exportDiagnostics(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ExportRunawayReport` (the report inline). */
-  exportRunawayReport(request?: GovernorRequest | string | null): GovernorResponse
-  /** `StagePolicyBundle` (a refused bundle is `accepted: false`). */
-  stagePolicyBundle(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ActivatePolicy`. */
-  activatePolicy(request?: GovernorRequest | string | null): GovernorResponse
-  /** `RollbackPolicy`. */
-  rollbackPolicy(request?: GovernorRequest | string | null): GovernorResponse
-  /** `RequestToolSubLease`. */
-  requestToolSubLease(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ExecuteToolCall`: authorizes the call against its sub-lease and accounts for it. */
-  executeToolCall(request?: GovernorRequest | string | null): GovernorResponse
-  /** `Authorize`: a capability and target against a granted lease's effective lease. */
-  authorize(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ExportAudit` (`fromLine`/`toLine`, 1-based, inclusive): `{records: [...]}`. */
-  exportAudit(request?: GovernorRequest | string | null): GovernorResponse
-  /** `VerifyAudit`: the store's chain (or the given `records`): `ok`, `records`. */
-  verifyAudit(request?: GovernorRequest | string | null): GovernorResponse
-}
-/** The Promise forms of `GovernorMethods` (`acquireAsync`, ...): the same strict call run on
- * the libuv thread pool, so the event loop does not wait for a SQLite commit or the daemon;
- * concurrent calls on one SQLite governor share commits. A refusal rejects with a
- * `LeaseError`. */
-export interface GovernorAsyncMethods {
-  /** `call` on the thread pool. */
-  callAsync(command: GovernorCommand, request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  acquireAsync(request?: AcquireRequest | string | null): Promise<AcquireResponse>
-  releaseAsync(request: ReleaseRequest | string): Promise<ReleaseResponse>
-  requestApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  grantApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  denyApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  reviewApprovalAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  listPendingApprovalsAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  metricsAsync(): Promise<GovernorResponse>
-  statusAsync(): Promise<GovernorResponse>
-  exportDiagnosticsAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  exportRunawayReportAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  stagePolicyBundleAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  activatePolicyAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  rollbackPolicyAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  requestToolSubLeaseAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  executeToolCallAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  authorizeAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  exportAuditAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-  verifyAuditAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
-}
+// The governor's types live in governor.d.ts (hand-written shapes, generated methods).
+import type {
+  GovernorPolicy,
+  GovernorOpenOptions,
+  ClientOptions,
+  GovernorCommand,
+  GovernorRequest,
+  GovernorResponse,
+  AcquireRequest,
+  AcquireResponse,
+  ReleaseRequest,
+  ReleaseResponse,
+  RequestEnvelope,
+  GovernorMethods,
+  GovernorAsyncMethods,
+} from './governor'
+export type {
+  GovernorPolicy,
+  GovernorOpenOptions,
+  ClientOptions,
+  GovernorCommand,
+  GovernorRequest,
+  GovernorResponse,
+  AcquireRequest,
+  AcquireResponse,
+  ReleaseRequest,
+  ReleaseResponse,
+  RequestEnvelope,
+  GovernorMethods,
+  GovernorAsyncMethods,
+} from './governor'
 export interface Governor extends GovernorMethods, GovernorAsyncMethods {}
 export interface GovernorClient extends GovernorMethods, GovernorAsyncMethods {}
 /** Alias of `matchPattern` (the package's former name, the ARCP TypeScript SDK's). */

@@ -142,89 +142,6 @@ function wrapClass(NativeClass) {
   return Wrapped
 }
 
-// Governor and GovernorClient: the same typed methods on both, each one core's strict call
-// of its command (a plain request object in the protocol's field names in, the response
-// payload as a plain object out). Nothing is decided here: the table only names commands.
-const GOVERNOR_COMMANDS = {
-  acquire: 'Acquire',
-  release: 'Release',
-  requestApproval: 'RequestApproval',
-  grantApproval: 'GrantApproval',
-  denyApproval: 'DenyApproval',
-  reviewApproval: 'ReviewApproval',
-  listPendingApprovals: 'ListPendingApprovals',
-  metrics: 'GetMetrics',
-  status: 'GetStatus',
-  exportDiagnostics: 'ExportDiagnostics',
-  exportRunawayReport: 'ExportRunawayReport',
-  stagePolicyBundle: 'StagePolicyBundle',
-  activatePolicy: 'ActivatePolicy',
-  rollbackPolicy: 'RollbackPolicy',
-  requestToolSubLease: 'RequestToolSubLease',
-  executeToolCall: 'ExecuteToolCall',
-  authorize: 'Authorize',
-  exportAudit: 'ExportAudit',
-  verifyAudit: 'VerifyAudit',
-}
-// The Promise form of a strict call: the native task resolves to the JSON text
-// `{"ok": response}` or `{"error": {code, message, retryable, details}}`.
-function settle(text) {
-  const r = JSON.parse(text)
-  if (Object.hasOwn(r, 'error')) {
-    const code = r.error && typeof r.error.code === 'string' ? r.error.code : 'INTERNAL_ERROR'
-    throw convertError({ code, message: JSON.stringify(r.error) })
-  }
-  return r.ok
-}
-function addGovernorMethods(NativeClass, call, callAsync) {
-  // `async`: an argument refused before the call is queued rejects the Promise too.
-  const asyncCall = async function (command, request) {
-    let pending
-    try {
-      pending = callAsync.call(this, command, request)
-    } catch (err) {
-      throw convertError(err)
-    }
-    return settle(await pending)
-  }
-  Object.defineProperty(NativeClass.prototype, 'callAsync', {
-    value: async function callAsync(command, request) {
-      return asyncCall.call(this, command, request)
-    },
-    writable: true,
-    configurable: true,
-  })
-  for (const [name, command] of Object.entries(GOVERNOR_COMMANDS)) {
-    Object.defineProperty(NativeClass.prototype, `${name}Async`, {
-      value: { [`${name}Async`]: async function (request) { return asyncCall.call(this, command, request) } }[`${name}Async`],
-      writable: true,
-      configurable: true,
-    })
-  }
-  // The native `call` answers core's JSON text: JSON.parse builds the plain object faster
-  // than Node-API can.
-  const parsedCall = function call(command, request) {
-    try {
-      return JSON.parse(nativeCall.call(this, command, request))
-    } catch (err) {
-      throw rethrow(err, parsedCall)
-    }
-  }
-  const nativeCall = call
-  Object.defineProperty(NativeClass.prototype, 'call', { value: parsedCall, writable: true, configurable: true })
-  for (const [name, command] of Object.entries(GOVERNOR_COMMANDS)) {
-    const method = {
-      [name]: function (request) {
-        try {
-          return JSON.parse(nativeCall.call(this, command, request))
-        } catch (err) {
-          throw rethrow(err, method)
-        }
-      },
-    }[name]
-    Object.defineProperty(NativeClass.prototype, name, { value: method, writable: true, configurable: true })
-  }
-}
 // A class made only by its static factory (`Governor.open`, `GovernorClient.connect`): napi-rs
 // defines the factory as a read-only, non-configurable property, so the exported class is a
 // function of the same name sharing the native prototype (`instanceof` works), whose factory
@@ -250,14 +167,10 @@ function factoryClass(NativeClass, factory) {
   Object.defineProperty(Exposed, factory, { value: wrapped, enumerable: true })
   return Exposed
 }
-for (const NativeClass of [native.Governor, native.GovernorClient]) {
-  const { call, __callAsync: callAsync } = NativeClass.prototype
-  delete NativeClass.prototype.__callAsync
-  wrapClass(NativeClass)
-  addGovernorMethods(NativeClass, call, callAsync)
-}
 wrapClass(native.Agentfile)
 const Agentfile = factoryClass(native.Agentfile, 'parse')
+// Governor and GovernorClient (governor.js): their typed methods, then the factory classes.
+require('./governor.js')(native, { wrapClass, convertError, rethrow })
 const Governor = factoryClass(native.Governor, 'open')
 const GovernorClient = factoryClass(native.GovernorClient, 'connect')
 

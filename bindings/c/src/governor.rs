@@ -169,6 +169,7 @@ pub(crate) unsafe fn json_entry<H: JsonHandle>(
     }
 }
 
+// BEGIN generated (scripts/gen-governor-methods.py)
 /// `Acquire`: writes the `AcquireResponse` JSON (a grant or a denial with its reason) to
 /// `*out_json`.
 ///
@@ -277,6 +278,7 @@ pub unsafe extern "C" fn lk_governor_verify_audit(
     // SAFETY: forwarded contract.
     unsafe { lk_governor_call(gov, c"VerifyAudit".as_ptr(), request_json, out_json) }
 }
+// END generated
 
 /// Decodes a request frame (SEMANTICS 13.1; a 4-byte little-endian length, then the
 /// envelope JSON) and writes the request envelope `{"protocolVersion","command",

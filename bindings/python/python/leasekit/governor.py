@@ -69,69 +69,71 @@ class GovernorMethods:
 
     # ------------------------------------------------------------------ typed commands
 
+    # BEGIN generated (scripts/gen-governor-methods.py)
     def acquire(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
         """``Acquire``: a grant (``granted``, ``leaseId``, ``expiresAtUtc``, ``constraints``) or a
         denial (``deniedReason``, ``retryAfterMs``, ``recommendation``)."""
         return self._core.call("Acquire", _payload(request, fields))
 
     def release(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``Release``: the actuals in, ``classification`` and the ``receipt`` out."""
+        """``Release``: the actuals of a granted lease in; ``classification`` and the ``receipt``
+        out."""
         return self._core.call("Release", _payload(request, fields))
 
     def request_approval(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``RequestApproval``."""
+        """``RequestApproval``: asks for an approval."""
         return self._core.call("RequestApproval", _payload(request, fields))
 
     def grant_approval(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``GrantApproval``."""
+        """``GrantApproval``: grants an approval (its token is in the answer)."""
         return self._core.call("GrantApproval", _payload(request, fields))
 
     def deny_approval(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``DenyApproval``."""
+        """``DenyApproval``: denies an approval."""
         return self._core.call("DenyApproval", _payload(request, fields))
 
-    def review_approval(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``ReviewApproval`` (quorum; a requester cannot review their own approval)."""
-        return self._core.call("ReviewApproval", _payload(request, fields))
-
     def list_pending_approvals(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``ListPendingApprovals``."""
+        """``ListPendingApprovals``: the pending approvals."""
         return self._core.call("ListPendingApprovals", _payload(request, fields))
 
+    def review_approval(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
+        """``ReviewApproval``: one reviewer's decision (quorum; a requester cannot review their own
+        approval)."""
+        return self._core.call("ReviewApproval", _payload(request, fields))
+
     def metrics(self) -> Dict[str, Any]:
-        """``GetMetrics``: active leases, spend today, pool utilization, grants and denials by reason."""
+        """``GetMetrics``: active leases, spend today, pool utilization, grants and denials by
+        reason."""
         return self._core.call("GetMetrics", None)
 
     def status(self) -> Dict[str, Any]:
-        """``GetStatus``."""
+        """``GetStatus``: health, the store, active leases, pending approvals, spend today, the
+        policy version and the audit chain length."""
         return self._core.call("GetStatus", None)
 
     def export_diagnostics(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``ExportDiagnostics`` (the document inline)."""
+        """``ExportDiagnostics``: the diagnostics document (inline)."""
         return self._core.call("ExportDiagnostics", _payload(request, fields))
 
     def export_runaway_report(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``ExportRunawayReport`` (the report inline)."""
+        """``ExportRunawayReport``: the runaway report (inline)."""
         return self._core.call("ExportRunawayReport", _payload(request, fields))
 
     def stage_policy_bundle(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``StagePolicyBundle`` (a signed or unsigned bundle; a refused one is ``accepted: False``)."""
+        """``StagePolicyBundle``: stages a signed or unsigned policy bundle (a refused one is
+        ``accepted: false``)."""
         return self._core.call("StagePolicyBundle", _payload(request, fields))
 
     def activate_policy(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``ActivatePolicy``."""
+        """``ActivatePolicy``: activates a staged policy."""
         return self._core.call("ActivatePolicy", _payload(request, fields))
 
-    def rollback_policy(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``RollbackPolicy``."""
-        return self._core.call("RollbackPolicy", _payload(request, fields))
-
     def request_tool_sub_lease(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``RequestToolSubLease``."""
+        """``RequestToolSubLease``: a tool sub-lease under a granted lease."""
         return self._core.call("RequestToolSubLease", _payload(request, fields))
 
     def execute_tool_call(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``ExecuteToolCall``: authorizes the call against its sub-lease and accounts for it."""
+        """``ExecuteToolCall``: authorizes a tool call against its sub-lease and accounts for it."""
         return self._core.call("ExecuteToolCall", _payload(request, fields))
 
     def authorize(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
@@ -139,12 +141,19 @@ class GovernorMethods:
         return self._core.call("Authorize", _payload(request, fields))
 
     def export_audit(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``ExportAudit`` (``from_line``/``to_line``, 1-based, inclusive): ``{"records": [...]}``."""
+        """``ExportAudit``: audit records (``fromLine``/``toLine``, 1-based, inclusive; none: the
+        whole chain) as ``{records: [...]}``."""
         return self._core.call("ExportAudit", _payload(request, fields))
 
     def verify_audit(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``VerifyAudit``: the store's chain (or the given ``records``): ``ok``, ``records``."""
+        """``VerifyAudit``: verifies the store's audit chain (or the given ``records``): ``ok``,
+        ``records``."""
         return self._core.call("VerifyAudit", _payload(request, fields))
+
+    def rollback_policy(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
+        """``RollbackPolicy``: returns to the previous policy."""
+        return self._core.call("RollbackPolicy", _payload(request, fields))
+    # END generated
 
 
 class Governor(GovernorMethods):

@@ -65,24 +65,7 @@ public interface GovernorApi extends AutoCloseable {
     return GovernorJson.answer(callJson(command, GovernorJson.payload(requestJson)));
   }
 
-  /**
-   * {@code GetMetrics}: active leases, spend today, pool utilization, grants and denials by reason.
-   *
-   * @return the metrics snapshot
-   */
-  default Map<String, Object> metrics() {
-    return call("GetMetrics", (String) null);
-  }
-
-  /**
-   * {@code GetStatus}.
-   *
-   * @return the status
-   */
-  default Map<String, Object> status() {
-    return call("GetStatus", (String) null);
-  }
-
+  // BEGIN generated (scripts/gen-governor-methods.py)
   /**
    * {@code Acquire}: a grant ({@code granted}, {@code leaseId}, {@code expiresAtUtc}, {@code
    * constraints}) or a denial ({@code deniedReason}, {@code retryAfterMs}, {@code recommendation}).
@@ -105,7 +88,8 @@ public interface GovernorApi extends AutoCloseable {
   }
 
   /**
-   * {@code Release}: the actuals in; {@code classification} and the {@code receipt} out.
+   * {@code Release}: the actuals of a granted lease in; {@code classification} and the {@code
+   * receipt} out.
    *
    * @param request the request in protocol field names
    * @return the response payload
@@ -185,6 +169,35 @@ public interface GovernorApi extends AutoCloseable {
   }
 
   /**
+   * {@code ListPendingApprovals}: the pending approvals.
+   *
+   * @param request the request in protocol field names
+   * @return the response payload
+   */
+  default Map<String, Object> listPendingApprovals(Map<String, ?> request) {
+    return call("ListPendingApprovals", request);
+  }
+
+  /**
+   * {@code ListPendingApprovals} with a JSON request (see {@link #listPendingApprovals(Map)}).
+   *
+   * @param requestJson the request as a JSON object
+   * @return the response payload
+   */
+  default Map<String, Object> listPendingApprovals(String requestJson) {
+    return call("ListPendingApprovals", requestJson);
+  }
+
+  /**
+   * {@code ListPendingApprovals} with an empty request (see {@link #listPendingApprovals(Map)}).
+   *
+   * @return the response payload
+   */
+  default Map<String, Object> listPendingApprovals() {
+    return call("ListPendingApprovals", (String) null);
+  }
+
+  /**
    * {@code ReviewApproval}: one reviewer's decision (quorum; a requester cannot review their own
    * approval).
    *
@@ -206,23 +219,22 @@ public interface GovernorApi extends AutoCloseable {
   }
 
   /**
-   * {@code ListPendingApprovals}: the pending approvals.
+   * {@code GetMetrics}: active leases, spend today, pool utilization, grants and denials by reason.
    *
-   * @param request the request in protocol field names
    * @return the response payload
    */
-  default Map<String, Object> listPendingApprovals(Map<String, ?> request) {
-    return call("ListPendingApprovals", request);
+  default Map<String, Object> metrics() {
+    return call("GetMetrics", (String) null);
   }
 
   /**
-   * {@code ListPendingApprovals} with a JSON request (see {@link #listPendingApprovals(Map)}).
+   * {@code GetStatus}: health, the store, active leases, pending approvals, spend today, the policy
+   * version and the audit chain length.
    *
-   * @param requestJson the request as a JSON object
    * @return the response payload
    */
-  default Map<String, Object> listPendingApprovals(String requestJson) {
-    return call("ListPendingApprovals", requestJson);
+  default Map<String, Object> status() {
+    return call("GetStatus", (String) null);
   }
 
   /**
@@ -307,26 +319,6 @@ public interface GovernorApi extends AutoCloseable {
   }
 
   /**
-   * {@code RollbackPolicy}: returns to the previous policy.
-   *
-   * @param request the request in protocol field names
-   * @return the response payload
-   */
-  default Map<String, Object> rollbackPolicy(Map<String, ?> request) {
-    return call("RollbackPolicy", request);
-  }
-
-  /**
-   * {@code RollbackPolicy} with a JSON request (see {@link #rollbackPolicy(Map)}).
-   *
-   * @param requestJson the request as a JSON object
-   * @return the response payload
-   */
-  default Map<String, Object> rollbackPolicy(String requestJson) {
-    return call("RollbackPolicy", requestJson);
-  }
-
-  /**
    * {@code RequestToolSubLease}: a tool sub-lease under a granted lease.
    *
    * @param request the request in protocol field names
@@ -387,8 +379,8 @@ public interface GovernorApi extends AutoCloseable {
   }
 
   /**
-   * {@code ExportAudit}: audit records ({@code fromLine}/{@code toLine}, 1-based, inclusive):
-   * {@code {"records": [...]}}.
+   * {@code ExportAudit}: audit records ({@code fromLine}/{@code toLine}, 1-based, inclusive; none:
+   * the whole chain) as {@code {records: [...]}}.
    *
    * @param request the request in protocol field names
    * @return the response payload
@@ -405,6 +397,15 @@ public interface GovernorApi extends AutoCloseable {
    */
   default Map<String, Object> exportAudit(String requestJson) {
     return call("ExportAudit", requestJson);
+  }
+
+  /**
+   * {@code ExportAudit} with an empty request (see {@link #exportAudit(Map)}).
+   *
+   * @return the response payload
+   */
+  default Map<String, Object> exportAudit() {
+    return call("ExportAudit", (String) null);
   }
 
   /**
@@ -429,29 +430,32 @@ public interface GovernorApi extends AutoCloseable {
   }
 
   /**
-   * {@code ListPendingApprovals} with an empty request.
+   * {@code VerifyAudit} with an empty request (see {@link #verifyAudit(Map)}).
    *
-   * @return the pending approvals
-   */
-  default Map<String, Object> listPendingApprovals() {
-    return call("ListPendingApprovals", (String) null);
-  }
-
-  /**
-   * {@code ExportAudit} of the whole chain.
-   *
-   * @return {@code {"records": [...]}}
-   */
-  default Map<String, Object> exportAudit() {
-    return call("ExportAudit", (String) null);
-  }
-
-  /**
-   * {@code VerifyAudit} of the store's chain.
-   *
-   * @return {@code ok} and {@code records}
+   * @return the response payload
    */
   default Map<String, Object> verifyAudit() {
     return call("VerifyAudit", (String) null);
   }
+
+  /**
+   * {@code RollbackPolicy}: returns to the previous policy.
+   *
+   * @param request the request in protocol field names
+   * @return the response payload
+   */
+  default Map<String, Object> rollbackPolicy(Map<String, ?> request) {
+    return call("RollbackPolicy", request);
+  }
+
+  /**
+   * {@code RollbackPolicy} with a JSON request (see {@link #rollbackPolicy(Map)}).
+   *
+   * @param requestJson the request as a JSON object
+   * @return the response payload
+   */
+  default Map<String, Object> rollbackPolicy(String requestJson) {
+    return call("RollbackPolicy", requestJson);
+  }
+  // END generated
 }
