@@ -19,10 +19,10 @@ pub fn string_arg(env: &Env<'_>, value: &JString<'_>, what: &str) -> BindResult<
     let raw = env.get_raw();
     // SAFETY: `raw` is this call's JNIEnv and `value` a live, non-null string argument of it.
     let len = unsafe { text::string_length(raw, value) };
-    let mut buf = TextBuf::new();
+    let mut buf = TextBuf::default();
     // SAFETY: as above; `len` is the string's own length.
     let text = unsafe { text::read(raw, value, len, what, &mut buf)? };
-    Ok(text.text.to_owned())
+    Ok(text.to_owned())
 }
 
 /// Reads an optional Java string argument (`null` -> `None`), as [`string_arg`].
@@ -74,17 +74,21 @@ pub fn parse_json(text: &str, what: &str) -> BindResult<Value> {
     serde_json::from_str(text).map_err(|e| invalid(format!("{what} is not valid JSON: {e}")))
 }
 
-/// Builds a lease from its JSON text (validated by the core).
-pub fn lease(text: &str) -> BindResult<Lease> {
-    Ok(Lease::from_json(text)?)
+/// Reads a lease argument: JSON text, validated by the core.
+pub fn lease_arg(env: &Env<'_>, value: &JString<'_>, what: &str) -> BindResult<Lease> {
+    Ok(Lease::from_json(&string_arg(env, value, what)?)?)
 }
 
-/// Builds constraints from JSON text; `None`, `null` and `{}` mean no constraint.
-pub fn constraints(text: Option<&str>) -> BindResult<LeaseConstraints> {
-    match text {
-        None => Ok(LeaseConstraints::from_value(&Value::Null)?),
-        Some(t) => Ok(LeaseConstraints::from_json(t)?),
-    }
+/// Reads an optional constraints argument (JSON text); `null`, `"null"` and `{}` mean none.
+pub fn constraints_arg(
+    env: &Env<'_>,
+    value: &JString<'_>,
+    what: &str,
+) -> BindResult<LeaseConstraints> {
+    Ok(match optional_string_arg(env, value, what)? {
+        None => LeaseConstraints::from_value(&Value::Null)?,
+        Some(text) => LeaseConstraints::from_json(&text)?,
+    })
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@
 //! and throws it. A panic becomes `INTERNAL_ERROR` the same way, never a JVM crash.
 
 use std::any::Any;
-use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use jni::errors::ErrorPolicy;
@@ -27,17 +26,6 @@ pub enum BindError {
 
 /// The result of a native call body.
 pub type BindResult<T> = Result<T, BindError>;
-
-impl fmt::Display for BindError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BindError::Core(e) => write!(f, "{}: {}", e.code().as_str(), e.message()),
-            BindError::Jni(e) => write!(f, "JNI error: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for BindError {}
 
 impl From<Error> for BindError {
     fn from(e: Error) -> Self {
@@ -159,16 +147,37 @@ pub fn run_raw<'local, T: Default>(
     }
 }
 
+/// Defines native methods of `dev.leasekit.Native`. Each
+/// `#[jni_mangle(..)] pub fn name(env, arg: Type, ..) -> Ret { body }` becomes the exported
+/// function with JNI's leading `(EnvUnowned, JClass)` parameters, whose `body` (a
+/// [`BindResult<Ret>`], with `env` bound to the call's `&mut Env`) runs under [`run`].
+macro_rules! natives {
+    ($(
+        $(#[$attr:meta])*
+        pub fn $name:ident($env:pat $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)? $body:block
+    )*) => {$(
+        $(#[$attr])*
+        pub fn $name<'local>(
+            env: ::jni::EnvUnowned<'local>,
+            _class: ::jni::objects::JClass<'local>,
+            $($arg: $ty),*
+        ) $(-> $ret)? {
+            $crate::error::run(env, |$env| $body)
+        }
+    )*};
+}
+pub(crate) use natives;
+
 // ---- deliberate panics for the binding's own boundary tests ----
 
-/// `Native.panicForTest()`: panics inside the native code on purpose, so the binding's own
-/// tests can prove that a Rust panic reaches Java as an `InternalErrorException` (never a JVM
-/// crash). It touches no state.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn panic_for_test<'local>(env: EnvUnowned<'local>, _class: JClass<'local>) {
-    run(env, |_env| -> BindResult<()> {
-        panic!("deliberate panic from Native.panicForTest");
-    })
+natives! {
+    /// `Native.panicForTest()`: panics inside the native code on purpose, so the binding's own
+    /// tests can prove that a Rust panic reaches Java as an `InternalErrorException` (never a
+    /// JVM crash). It touches no state.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn panic_for_test(_) {
+        panic!("deliberate panic from Native.panicForTest")
+    }
 }
 
 /// `Native.panicForTestRaw()`: as `panicForTest`, through [`run_raw`], the wrapper of the hot
@@ -178,16 +187,4 @@ pub fn panic_for_test_raw<'local>(env: EnvUnowned<'local>, _class: JClass<'local
     run_raw(env, |_env| -> BindResult<()> {
         panic!("deliberate panic from Native.panicForTestRaw");
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn core_errors_keep_their_code_in_display() {
-        let e = BindError::from(Error::new(ErrorCode::LeaseExpired, "late"));
-        assert_eq!(e.to_string(), "LEASE_EXPIRED: late");
-        assert_eq!(invalid("x").to_string(), "INVALID_REQUEST: x");
-    }
 }

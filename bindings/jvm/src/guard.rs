@@ -20,11 +20,10 @@ use leasekit::{
 
 use crate::clock::{CallerClock, with_optional_now};
 use crate::convert::{
-    constraints, lease, new_string, optional_string_arg, optional_timestamp, string_arg,
-    timestamp_text,
+    constraints_arg, lease_arg, new_string, optional_timestamp, string_arg, timestamp_text,
 };
-use crate::error::{BindResult, invalid, run, run_raw};
-use crate::text::{self, RawEnv, Text, TextBuf};
+use crate::error::{BindResult, invalid, natives, run_raw};
+use crate::text::{self, RawEnv, TextBuf};
 
 /// Moves a guard to the heap and returns its handle.
 fn into_handle(guard: LeaseGuard) -> i64 {
@@ -41,24 +40,22 @@ fn guard<'a>(handle: i64) -> BindResult<&'a LeaseGuard> {
     Ok(unsafe { &*(handle as *const LeaseGuard) })
 }
 
-/// `Native.guardNew(lease, constraints, graceMillis, allowAnyModel, systemClock)`: a new guard
-/// handle. With `systemClock` the guard reads the system clock itself (Java's clock is
-/// `Clock.systemUTC()` and its calls pass no instant); otherwise each call supplies the instant.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn guard_new<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    lease_json: JString<'local>,
-    constraints_json: JString<'local>,
-    grace_millis: i64,
-    allow_any_model: bool,
-    system_clock: bool,
-) -> i64 {
-    run(env, |env| {
-        let lease = lease(&string_arg(env, &lease_json, "lease")?)?;
-        let constraints = constraints(
-            optional_string_arg(env, &constraints_json, "constraints_json")?.as_deref(),
-        )?;
+natives! {
+    /// `Native.guardNew(lease, constraints, graceMillis, allowAnyModel, systemClock)`: a new
+    /// guard handle. With `systemClock` the guard reads the system clock itself (Java's clock is
+    /// `Clock.systemUTC()` and its calls pass no instant); otherwise each call supplies the
+    /// instant.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn guard_new(
+        env,
+        lease_json: JString<'local>,
+        constraints_json: JString<'local>,
+        grace_millis: i64,
+        allow_any_model: bool,
+        system_clock: bool,
+    ) -> i64 {
+        let lease = lease_arg(env, &lease_json, "lease")?;
+        let constraints = constraints_arg(env, &constraints_json, "constraints_json")?;
         let options = wire::GuardOptions::from_value(
             serde_json::json!({"grace_millis": grace_millis, "allow_any_model": allow_any_model}),
             wire::KeyStyle::Snake,
@@ -69,21 +66,116 @@ pub fn guard_new<'local>(
         } else {
             Arc::new(CallerClock)
         };
-        let guard = LeaseGuard::with_options(lease, constraints, clock, options);
-        Ok(into_handle(guard))
-    })
-}
+        Ok(into_handle(LeaseGuard::with_options(lease, constraints, clock, options)))
+    }
 
-/// `Native.reservedCapabilities()`: the reserved capability names, one per line, in the order
-/// of [`RESERVED_CAPABILITIES`]: a name's index is its `capabilityCode` in `guardAuthorize`.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn reserved_capabilities<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-) -> JString<'local> {
-    run(env, |env| {
+    /// `Native.reservedCapabilities()`: the reserved capability names, one per line, in the
+    /// order of [`RESERVED_CAPABILITIES`]: a name's index is its `capabilityCode` in
+    /// `guardAuthorize`.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn reserved_capabilities(env) -> JString<'local> {
         new_string(env, &RESERVED_CAPABILITIES.join("\n"))
-    })
+    }
+
+    /// `Native.guardRecordMetric(handle, epochSecond, nano, name, value, unit)`: the emitted
+    /// metrics as a JSON array.
+    #[jni_mangle("dev.leasekit.Native")]
+    #[allow(clippy::too_many_arguments)]
+    pub fn guard_record_metric(
+        env,
+        handle: i64,
+        epoch_second: i64,
+        nano: i32,
+        name: JString<'local>,
+        value: JString<'local>,
+        unit: JString<'local>,
+    ) -> JString<'local> {
+        let guard = guard(handle)?;
+        let now = optional_timestamp(epoch_second, nano)?;
+        let name = string_arg(env, &name, "metric name")?;
+        let value = string_arg(env, &value, "metric value")?;
+        let unit = string_arg(env, &unit, "metric unit")?;
+        let emitted = with_optional_now(now, || guard.record_metric(&name, &value, &unit))?;
+        new_string(env, &wire::metrics_json(&emitted)?)
+    }
+
+    /// `Native.guardReserve(handle, epochSecond, nano, currency, amount)`: the emitted metrics.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn guard_reserve(
+        env,
+        handle: i64,
+        epoch_second: i64,
+        nano: i32,
+        currency: JString<'local>,
+        amount: JString<'local>,
+    ) -> JString<'local> {
+        let guard = guard(handle)?;
+        let now = optional_timestamp(epoch_second, nano)?;
+        let currency = string_arg(env, &currency, "currency")?;
+        let amount = parse_amount(&string_arg(env, &amount, "amount")?)?;
+        let emitted = with_optional_now(now, || guard.reserve(&currency, amount))?;
+        new_string(env, &wire::metrics_json(&emitted)?)
+    }
+
+    /// `Native.guardRemaining(handle)`: the remaining budget, `{cur: "dec"}`.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn guard_remaining(env, handle: i64) -> JString<'local> {
+        new_string(env, &wire::amounts_json(&guard(handle)?.remaining()))
+    }
+
+    /// `Native.guardDelegate(handle, epochSecond, nano, childLease, childConstraints)`: the
+    /// child guard's handle; `LeaseSubsetViolationException` unless the child is a subset.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn guard_delegate(
+        env,
+        handle: i64,
+        epoch_second: i64,
+        nano: i32,
+        child_json: JString<'local>,
+        child_constraints_json: JString<'local>,
+    ) -> i64 {
+        let guard = guard(handle)?;
+        let now = optional_timestamp(epoch_second, nano)?;
+        let child = lease_arg(env, &child_json, "child lease")?;
+        let child_constraints =
+            constraints_arg(env, &child_constraints_json, "child_constraints_json")?;
+        let child_guard = with_optional_now(now, || guard.delegate(child, child_constraints))?;
+        Ok(into_handle(child_guard))
+    }
+
+    /// `Native.guardClose(handle)`: closes the guard (a child returns its unspent budget to its
+    /// parent); the emitted metrics. Idempotent; the handle stays valid until `guardFree`.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn guard_close(env, handle: i64) -> JString<'local> {
+        new_string(env, &wire::metrics_json(&guard(handle)?.close())?)
+    }
+
+    /// `Native.guardIsExhausted(handle)`: whether some budget counter is at or below zero
+    /// (core's [`LeaseGuard::is_exhausted`]).
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn guard_is_exhausted(_, handle: i64) -> bool {
+        Ok(guard(handle)?.is_exhausted())
+    }
+
+    /// `Native.guardExpiresAt(handle)`: the effective expiry as decimal epoch nanos, or `null`.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn guard_expires_at(env, handle: i64) -> JString<'local> {
+        match guard(handle)?.expires_at() {
+            Some(t) => new_string(env, &timestamp_text(t)),
+            None => Ok(JString::default()),
+        }
+    }
+
+    /// `Native.guardFree(handle)`: releases the native memory of a guard (not its budget: that
+    /// is `guardClose`). Java calls it exactly once per handle; `0` is ignored.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn guard_free(_, handle: i64) {
+        if handle != 0 {
+            // SAFETY: the handle came from `into_handle` and Java frees it exactly once.
+            drop(unsafe { Box::from_raw(handle as *mut LeaseGuard) });
+        }
+        Ok(())
+    }
 }
 
 /// The capability of an authorize call: reserved (passed as its code) or read by name.
@@ -115,7 +207,7 @@ pub fn guard_authorize<'local>(
     run_raw(env, |env| {
         let guard = guard(handle)?;
         let now = optional_timestamp(epoch_second, nano)?;
-        let (mut cap_buf, mut target_buf) = (TextBuf::new(), TextBuf::new());
+        let (mut cap_buf, mut target_buf) = (TextBuf::default(), TextBuf::default());
         let capability = if capability_code == -1 {
             // SAFETY: `env` is this call's JNIEnv, `capability` its argument of this length.
             let name = unsafe {
@@ -127,7 +219,7 @@ pub fn guard_authorize<'local>(
                     &mut cap_buf,
                 )?
             };
-            Capability::Named(name.text)
+            Capability::Named(name)
         } else {
             usize::try_from(capability_code)
                 .ok()
@@ -139,11 +231,11 @@ pub fn guard_authorize<'local>(
         let target = unsafe { text::read(env, &target, target_length, "target", &mut target_buf)? };
         // A reserved capability by kind (no name lookup), any other by name.
         let canonical = with_optional_now(now, || match capability {
-            Capability::Reserved(kind) => guard.authorize_kind_cow(kind, target.text),
-            Capability::Named(name) => guard.authorize_cow(name, target.text),
+            Capability::Reserved(kind) => guard.authorize_kind_cow(kind, target),
+            Capability::Named(name) => guard.authorize_cow(name, target),
         })?;
         // SAFETY: as above; no exception is pending after the reads.
-        unsafe { canonical_result(env, &target, canonical) }
+        unsafe { canonical_result(env, target, canonical) }
     })
     .0
 }
@@ -163,13 +255,13 @@ pub fn guard_authorize_model<'local>(
     run_raw(env, |env| {
         let guard = guard(handle)?;
         let now = optional_timestamp(epoch_second, nano)?;
-        let mut buf = TextBuf::new();
+        let mut buf = TextBuf::default();
         // SAFETY: `env` is this call's JNIEnv, `model_id` its argument of this length.
         let model_id =
             unsafe { text::read(env, &model_id, model_id_length, "model id", &mut buf)? };
-        let canonical = with_optional_now(now, || guard.authorize_model_cow(model_id.text))?;
+        let canonical = with_optional_now(now, || guard.authorize_model_cow(model_id))?;
         // SAFETY: as above.
-        unsafe { canonical_result(env, &model_id, canonical) }
+        unsafe { canonical_result(env, model_id, canonical) }
     })
     .0
 }
@@ -192,149 +284,13 @@ impl Default for RawString {
 /// `env` is the JNIEnv of the current native call, with no exception pending.
 unsafe fn canonical_result(
     env: RawEnv,
-    given: &Text<'_>,
+    given: &str,
     canonical: Cow<'_, str>,
 ) -> BindResult<RawString> {
     match canonical {
-        Cow::Borrowed(c)
-            if c.len() == given.text.len() && std::ptr::eq(c.as_ptr(), given.text.as_ptr()) =>
-        {
+        Cow::Borrowed(c) if c.len() == given.len() && std::ptr::eq(c.as_ptr(), given.as_ptr()) => {
             Ok(RawString::default())
         }
         c => Ok(RawString(unsafe { text::new_string(env, &c)? })),
     }
-}
-
-/// `Native.guardRecordMetric(handle, epochSecond, nano, name, value, unit)`: the emitted
-/// metrics as a JSON array.
-#[jni_mangle("dev.leasekit.Native")]
-#[allow(clippy::too_many_arguments)]
-pub fn guard_record_metric<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: i64,
-    epoch_second: i64,
-    nano: i32,
-    name: JString<'local>,
-    value: JString<'local>,
-    unit: JString<'local>,
-) -> JString<'local> {
-    run(env, |env| {
-        let guard = guard(handle)?;
-        let now = optional_timestamp(epoch_second, nano)?;
-        let name = string_arg(env, &name, "metric name")?;
-        let value = string_arg(env, &value, "metric value")?;
-        let unit = string_arg(env, &unit, "metric unit")?;
-        let emitted = with_optional_now(now, || guard.record_metric(&name, &value, &unit))?;
-        new_string(env, &wire::metrics_json(&emitted)?)
-    })
-}
-
-/// `Native.guardReserve(handle, epochSecond, nano, currency, amount)`: the emitted metrics.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn guard_reserve<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: i64,
-    epoch_second: i64,
-    nano: i32,
-    currency: JString<'local>,
-    amount: JString<'local>,
-) -> JString<'local> {
-    run(env, |env| {
-        let guard = guard(handle)?;
-        let now = optional_timestamp(epoch_second, nano)?;
-        let currency = string_arg(env, &currency, "currency")?;
-        let amount = parse_amount(&string_arg(env, &amount, "amount")?)?;
-        let emitted = with_optional_now(now, || guard.reserve(&currency, amount))?;
-        new_string(env, &wire::metrics_json(&emitted)?)
-    })
-}
-
-/// `Native.guardRemaining(handle)`: the remaining budget, `{cur: "dec"}`.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn guard_remaining<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: i64,
-) -> JString<'local> {
-    run(env, |env| {
-        let remaining = guard(handle)?.remaining();
-        new_string(env, &wire::amounts_json(&remaining))
-    })
-}
-
-/// `Native.guardDelegate(handle, epochSecond, nano, childLease, childConstraints)`: the
-/// child guard's handle; `LeaseSubsetViolationException` unless the child is a subset.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn guard_delegate<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: i64,
-    epoch_second: i64,
-    nano: i32,
-    child_json: JString<'local>,
-    child_constraints_json: JString<'local>,
-) -> i64 {
-    run(env, |env| {
-        let guard = guard(handle)?;
-        let now = optional_timestamp(epoch_second, nano)?;
-        let child = lease(&string_arg(env, &child_json, "child lease")?)?;
-        let child_constraints = constraints(
-            optional_string_arg(env, &child_constraints_json, "child_constraints_json")?.as_deref(),
-        )?;
-        let child_guard = with_optional_now(now, || guard.delegate(child, child_constraints))?;
-        Ok(into_handle(child_guard))
-    })
-}
-
-/// `Native.guardClose(handle)`: closes the guard (a child returns its unspent budget to its
-/// parent); the emitted metrics. Idempotent; the handle stays valid until `guardFree`.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn guard_close<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: i64,
-) -> JString<'local> {
-    run(env, |env| {
-        let emitted = guard(handle)?.close();
-        new_string(env, &wire::metrics_json(&emitted)?)
-    })
-}
-
-/// `Native.guardIsExhausted(handle)`: whether some budget counter is at or below zero
-/// (core's [`LeaseGuard::is_exhausted`]).
-#[jni_mangle("dev.leasekit.Native")]
-pub fn guard_is_exhausted<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: i64,
-) -> bool {
-    run(env, |_env| Ok(guard(handle)?.is_exhausted()))
-}
-
-/// `Native.guardExpiresAt(handle)`: the effective expiry as decimal epoch nanos, or `null`.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn guard_expires_at<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: i64,
-) -> JString<'local> {
-    run(env, |env| match guard(handle)?.expires_at() {
-        Some(t) => new_string(env, &timestamp_text(t)),
-        None => Ok(JString::default()),
-    })
-}
-
-/// `Native.guardFree(handle)`: releases the native memory of a guard (not its budget: that is
-/// `guardClose`). Java calls it exactly once per handle; `0` is ignored.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn guard_free<'local>(env: EnvUnowned<'local>, _class: JClass<'local>, handle: i64) {
-    run(env, |_env| {
-        if handle != 0 {
-            // SAFETY: the handle came from `into_handle` and Java frees it exactly once.
-            drop(unsafe { Box::from_raw(handle as *mut LeaseGuard) });
-        }
-        Ok(())
-    })
 }

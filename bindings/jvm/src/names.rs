@@ -1,85 +1,59 @@
 //! Capability names, canonical targets and patterns: the name calls of `dev.leasekit.Native`.
 
-use jni::EnvUnowned;
 use jni::jni_mangle;
-use jni::objects::{JClass, JString};
+use jni::objects::JString;
 
 use crate::convert::{new_string, string_arg};
-use crate::error::run;
+use crate::error::natives;
 
-/// `Native.isValidCapabilityName(String)`.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn is_valid_capability_name<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    name: JString<'local>,
-) -> bool {
-    run(env, |env| {
-        Ok(leasekit::is_valid_capability_name(&string_arg(
-            env, &name, "name",
-        )?))
-    })
-}
+natives! {
+    /// `Native.isValidCapabilityName(String)`.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn is_valid_capability_name(env, name: JString<'local>) -> bool {
+        Ok(leasekit::is_valid_capability_name(&string_arg(env, &name, "name")?))
+    }
 
-/// `Native.isReservedCapabilityName(String)`.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn is_reserved_capability_name<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    name: JString<'local>,
-) -> bool {
-    run(env, |env| {
-        Ok(leasekit::is_reserved_capability_name(&string_arg(
-            env, &name, "name",
-        )?))
-    })
-}
+    /// `Native.isReservedCapabilityName(String)`.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn is_reserved_capability_name(env, name: JString<'local>) -> bool {
+        Ok(leasekit::is_reserved_capability_name(&string_arg(env, &name, "name")?))
+    }
 
-/// `Native.canonicalizeTarget(capability, target)`: the canonical target.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn canonicalize_target<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    capability: JString<'local>,
-    target: JString<'local>,
-) -> JString<'local> {
-    run(env, |env| {
+    /// `Native.canonicalizeTarget(capability, target)`: the canonical target.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn canonicalize_target(
+        env,
+        capability: JString<'local>,
+        target: JString<'local>,
+    ) -> JString<'local> {
         let capability = string_arg(env, &capability, "capability")?;
         let target = string_arg(env, &target, "target")?;
-        let canonical = leasekit::canonicalize_target(&capability, &target)?;
-        new_string(env, &canonical)
-    })
-}
+        new_string(env, &leasekit::canonicalize_target(&capability, &target)?)
+    }
 
-/// `Native.validatePattern(capability, pattern)`: the stored (canonical) pattern.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn validate_pattern<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    capability: JString<'local>,
-    pattern: JString<'local>,
-) -> JString<'local> {
-    run(env, |env| {
+    /// `Native.validatePattern(capability, pattern)`: the stored (canonical) pattern.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn validate_pattern(
+        env,
+        capability: JString<'local>,
+        pattern: JString<'local>,
+    ) -> JString<'local> {
         let capability = string_arg(env, &capability, "capability")?;
         let pattern = string_arg(env, &pattern, "pattern")?;
-        let stored = leasekit::validate_pattern(&capability, &pattern)?;
-        new_string(env, &stored)
-    })
-}
+        new_string(env, &leasekit::validate_pattern(&capability, &pattern)?)
+    }
 
-/// `Native.matchPattern(capability, pattern, target)`.
-#[jni_mangle("dev.leasekit.Native")]
-pub fn match_pattern<'local>(
-    env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    capability: JString<'local>,
-    pattern: JString<'local>,
-    target: JString<'local>,
-) -> bool {
-    run(env, |env| {
+    /// `Native.matchPattern(capability, pattern, target)`.
+    #[jni_mangle("dev.leasekit.Native")]
+    pub fn match_pattern(
+        env,
+        capability: JString<'local>,
+        pattern: JString<'local>,
+        target: JString<'local>,
+    ) -> bool {
         let capability = string_arg(env, &capability, "capability")?;
         let pattern = string_arg(env, &pattern, "pattern")?;
         let target = string_arg(env, &target, "target")?;
         Ok(leasekit::match_pattern(&capability, &pattern, &target)?)
-    })
+    }
 }

@@ -36,32 +36,20 @@ macro_rules! jni_fn {
     }};
 }
 
-/// Storage for one decoded argument; lives on the caller's stack.
+/// Storage for one decoded argument; lives on the caller's stack (`TextBuf::default()`: no
+/// allocation, nothing initialized).
 pub struct TextBuf {
     ascii: [MaybeUninit<u8>; STACK_UNITS],
     owned: String,
 }
 
-impl TextBuf {
-    /// An empty buffer (no allocation, nothing initialized).
-    pub fn new() -> TextBuf {
+impl Default for TextBuf {
+    fn default() -> Self {
         TextBuf {
             ascii: [MaybeUninit::uninit(); STACK_UNITS],
             owned: String::new(),
         }
     }
-}
-
-impl Default for TextBuf {
-    fn default() -> Self {
-        TextBuf::new()
-    }
-}
-
-/// A decoded Java string argument: exactly the Java string's text.
-pub struct Text<'b> {
-    /// The text the core is given.
-    pub text: &'b str,
 }
 
 /// Reads the Java string argument `value` of `len` UTF-16 units (Java's `String.length()` of
@@ -77,7 +65,7 @@ pub unsafe fn read<'b>(
     len: i32,
     what: &str,
     buf: &'b mut TextBuf,
-) -> BindResult<Text<'b>> {
+) -> BindResult<&'b str> {
     if value.is_null() {
         return Err(invalid(format!("{what} must not be null")));
     }
@@ -97,17 +85,9 @@ pub unsafe fn read<'b>(
     for u in &mut units[..n] {
         u.write(0);
     }
+    let dst = units.as_mut_ptr().cast::<jchar>();
     // SAFETY: 0..len is the whole string (Java passed its length) and fits `units`.
-    unsafe {
-        jni_fn!(
-            env,
-            GetStringRegion,
-            raw,
-            0,
-            len,
-            units.as_mut_ptr().cast::<jchar>()
-        )
-    };
+    unsafe { jni_fn!(env, GetStringRegion, raw, 0, len, dst) };
     // SAFETY: the first `n` units were initialized above (and overwritten by the copy).
     let units: &[u16] = unsafe { std::slice::from_raw_parts(units.as_ptr().cast::<u16>(), n) };
     let mut ascii = true;
@@ -116,14 +96,9 @@ pub unsafe fn read<'b>(
         b.write(u as u8);
     }
     if ascii {
+        let bytes = buf.ascii.as_ptr().cast::<u8>();
         // SAFETY: the first `n` bytes were just written, each below 0x80: valid UTF-8.
-        let text = unsafe {
-            std::str::from_utf8_unchecked(std::slice::from_raw_parts(
-                buf.ascii.as_ptr().cast::<u8>(),
-                n,
-            ))
-        };
-        return Ok(Text { text });
+        return Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(bytes, n)) });
     }
     decode(units, what, buf)
 }
@@ -140,13 +115,14 @@ pub unsafe fn string_length(env: RawEnv, value: &JString<'_>) -> i32 {
 
 /// Decodes valid UTF-16 exactly; a lone surrogate (invalid UTF-16) is `INVALID_REQUEST`:
 /// it has no UTF-8 form, and replacing it would authorize a string other than the caller's.
-fn decode<'b>(units: &[u16], what: &str, buf: &'b mut TextBuf) -> BindResult<Text<'b>> {
-    buf.owned = String::from_utf16(units).map_err(|_| {
+fn decode<'b>(units: &[u16], what: &str, buf: &'b mut TextBuf) -> BindResult<&'b str> {
+    let lone = |_| {
         invalid(format!(
             "the {what} contains a lone surrogate (not valid Unicode)"
         ))
-    })?;
-    Ok(Text { text: &buf.owned })
+    };
+    buf.owned = String::from_utf16(units).map_err(lone)?;
+    Ok(&buf.owned)
 }
 
 /// Makes a Java string (a new local reference) from UTF-8 text with `NewString`.
@@ -160,15 +136,9 @@ pub unsafe fn new_string(env: RawEnv, text: &str) -> BindResult<jstring> {
         for (u, &b) in units.iter_mut().zip(text.as_bytes()) {
             u.write(jchar::from(b));
         }
+        let (units, len) = (units.as_ptr().cast::<jchar>(), text.len() as jsize);
         // SAFETY: the first `text.len()` units are initialized.
-        unsafe {
-            jni_fn!(
-                env,
-                NewString,
-                units.as_ptr().cast::<jchar>(),
-                text.len() as jsize
-            )
-        }
+        unsafe { jni_fn!(env, NewString, units, len) }
     } else {
         let units: Vec<jchar> = text.encode_utf16().collect();
         let len = jsize::try_from(units.len()).map_err(|_| invalid("the result is too long"))?;

@@ -1,7 +1,6 @@
 package dev.leasekit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -247,19 +246,7 @@ public final class Agentfile {
   }
 
   private static List<Diagnostic> diagnostics(JsonNode array) {
-    List<Diagnostic> out = new ArrayList<>();
-    for (JsonNode d : array) {
-      JsonNode hint = d.get("hint");
-      out.add(
-          new Diagnostic(
-              d.path("code").asText(),
-              d.path("severity").asText(),
-              d.path("line").asInt(),
-              d.path("column").asInt(),
-              d.path("message").asText(),
-              hint == null || hint.isNull() ? null : hint.asText()));
-    }
-    return List.copyOf(out);
+    return List.of(Json.read(array, Diagnostic[].class));
   }
 
   /**

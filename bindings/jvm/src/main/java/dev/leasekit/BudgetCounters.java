@@ -90,8 +90,7 @@ public final class BudgetCounters {
   public static BudgetEntry parseEntry(String entry) {
     Objects.requireNonNull(entry, "entry");
     var node = Json.parse(Native.parseBudgetAmountJson(entry));
-    return new BudgetEntry(
-        node.path("currency").asText(), new BigDecimal(node.path("amount").asText()));
+    return new BudgetEntry(node.path("currency").asText(), Json.decimal(node.path("amount")));
   }
 
   /**

@@ -10,7 +10,6 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +23,7 @@ final class Json {
       JsonMapper.builder()
           .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
           .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .build();
 
   private Json() {}
@@ -56,29 +56,31 @@ final class Json {
     return Collections.unmodifiableMap(out);
   }
 
+  /** Core's JSON bound to {@code type} (a record binds by component name). */
+  static <T> T read(JsonNode node, Class<T> type) {
+    return MAPPER.convertValue(node, type);
+  }
+
   /** {@code {cur: "dec"}} as a sorted, unmodifiable map of exact amounts. */
   static Map<String, BigDecimal> amounts(String json) {
-    JsonNode node = parse(json);
     Map<String, BigDecimal> out = new TreeMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
-      out.put(e.getKey(), new BigDecimal(e.getValue().asText()));
-    }
+    parse(json).fields().forEachRemaining(e -> out.put(e.getKey(), decimal(e.getValue())));
     return Collections.unmodifiableMap(out);
   }
 
   /** A JSON array of {@code {"name","value","unit"}} as metrics. */
   static List<Metric> metrics(String json) {
-    JsonNode node = parse(json);
     List<Metric> out = new ArrayList<>();
-    for (JsonNode m : node) {
+    for (JsonNode m : parse(json)) {
       out.add(
-          new Metric(
-              m.path("name").asText(),
-              new BigDecimal(m.path("value").asText()),
-              m.path("unit").asText()));
+          new Metric(m.path("name").asText(), decimal(m.path("value")), m.path("unit").asText()));
     }
     return List.copyOf(out);
+  }
+
+  /** A decimal string of core's JSON as an exact amount. */
+  static BigDecimal decimal(JsonNode text) {
+    return new BigDecimal(text.asText());
   }
 
   /**

@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -172,17 +171,7 @@ public final class Lease {
    */
   public List<LeaseWarning> lint() {
     JsonNode warnings = Json.parse(Native.leaseLint(json)).path("warnings");
-    List<LeaseWarning> out = new ArrayList<>();
-    for (JsonNode w : warnings) {
-      out.add(
-          new LeaseWarning(
-              w.path("code").asText(),
-              w.path("capability").asText(),
-              w.path("pattern").asText(),
-              w.path("message").asText(),
-              w.path("hint").asText()));
-    }
-    return List.copyOf(out);
+    return List.of(Json.read(warnings, LeaseWarning[].class));
   }
 
   @Override
@@ -203,12 +192,10 @@ public final class Lease {
   }
 
   private static Map<String, List<String>> parseCanonical(String json) {
-    JsonNode node = Json.parse(json);
     Map<String, List<String>> out = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
-      out.put(e.getKey(), Json.strings(e.getValue()));
-    }
+    Json.parse(json)
+        .fields()
+        .forEachRemaining(e -> out.put(e.getKey(), Json.strings(e.getValue())));
     return Collections.unmodifiableMap(out);
   }
 

@@ -3,7 +3,6 @@ package dev.leasekit;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -127,11 +126,7 @@ public final class LeaseConstraints {
    * @return JSON text
    */
   public String toJson() {
-    Map<String, Object> out = new LinkedHashMap<>();
-    if (expiresAt != null) {
-      out.put("expires_at", Times.format(expiresAt));
-    }
-    return Json.write(out);
+    return Json.write(expiresAt == null ? Map.of() : Map.of("expires_at", Times.format(expiresAt)));
   }
 
   /**

@@ -1,7 +1,5 @@
 package dev.leasekit;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,17 +29,6 @@ import java.util.function.Supplier;
  */
 final class NativeHandle {
   private static final Cleaner CLEANER = Cleaner.create();
-
-  private static final VarHandle RELEASED;
-
-  static {
-    try {
-      RELEASED =
-          MethodHandles.lookup().findVarHandle(NativeHandle.class, "released", boolean.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
 
   /** Handles created and not yet freed (for tests of the cleaner). */
   static final AtomicLong LIVE = new AtomicLong();
@@ -92,8 +79,11 @@ final class NativeHandle {
    * is freed later, by the Cleaner.
    */
   void release(LongConsumer close) {
-    if (!RELEASED.compareAndSet(this, false, true)) {
-      return;
+    synchronized (this) {
+      if (released) {
+        return;
+      }
+      released = true;
     }
     try {
       close.accept(handle);
@@ -108,15 +98,7 @@ final class NativeHandle {
   }
 
   /** The cleaning action; holds only the handle, never the owner. */
-  private static final class Free implements Runnable {
-    private final long handle;
-    private final LongConsumer free;
-
-    Free(long handle, LongConsumer free) {
-      this.handle = handle;
-      this.free = free;
-    }
-
+  private record Free(long handle, LongConsumer free) implements Runnable {
     @Override
     public void run() {
       LIVE.decrementAndGet();

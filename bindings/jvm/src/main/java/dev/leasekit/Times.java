@@ -13,13 +13,8 @@ final class Times {
   /** Decimal nanoseconds since the epoch (from native) as an instant. */
   static Instant fromNanos(String nanos) {
     BigInteger[] parts = new BigInteger(nanos).divideAndRemainder(BILLION);
-    long seconds = parts[0].longValueExact();
-    long nano = parts[1].longValueExact();
-    if (nano < 0) {
-      seconds -= 1;
-      nano += 1_000_000_000L;
-    }
-    return Instant.ofEpochSecond(seconds, nano);
+    // A negative remainder is a negative adjustment, which ofEpochSecond normalizes.
+    return Instant.ofEpochSecond(parts[0].longValueExact(), parts[1].longValueExact());
   }
 
   /** An instant as ARCP text, {@code YYYY-MM-DDTHH:MM:SS[.fff]Z} (UTC, {@code Z} suffix). */
