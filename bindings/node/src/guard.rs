@@ -8,14 +8,13 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp, wire};
+use leasekit::{Clock, GuardOptions, SystemClock, wire};
 use napi::Env;
-use napi::bindgen_prelude::{FromNapiValue, Function, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::clock::JsClock;
-use crate::convert::{AmountInput, JsArg, amount_from_js, constraints_from_js};
+use crate::convert::{AmountInput, JsArg, constraints_from_js, options_json};
 use crate::error::{Result, run};
 use crate::lease::{LeaseArg, lease_arg};
 use crate::text::Text;
@@ -34,46 +33,22 @@ pub struct LeaseGuard {
     attachment: RefCell<Option<Box<dyn Any>>>,
 }
 
-/// Guard settings read from the `options` object.
-struct Settings {
-    clock: Option<Arc<JsClock>>,
-    options: GuardOptions,
-}
-
 /// Reads `{clock?, graceMillis?, allowAnyModel?}` (own keys only): the clock (a JavaScript
 /// function) here, every other key through core's wire shape (which refuses unknown keys).
-fn settings_from_js(options: Option<&JsArg>) -> leasekit::Result<Settings> {
-    let mut settings = Settings {
-        clock: None,
-        options: GuardOptions::default(),
-    };
-    let Some(options) = options else {
-        return Ok(settings);
-    };
-    let mut fields = serde_json::Map::new();
-    for (key, field) in options.entries("LeaseGuard options")? {
-        if field.is_nullish() {
-            continue;
+fn settings_from_js(
+    options: Option<&JsArg>,
+) -> leasekit::Result<(Option<Arc<JsClock>>, GuardOptions)> {
+    let mut clock = None;
+    let fields = options_json(options, "LeaseGuard options", |key, field| match key {
+        _ if field.is_nullish() => Ok(None),
+        "clock" => {
+            clock = Some(Arc::new(JsClock::new(&field)?));
+            Ok(None)
         }
-        if key == "clock" {
-            // SAFETY: a live value of the current call.
-            let func: Function<(), Unknown<'static>> =
-                unsafe { Function::from_napi_value(field.env(), field.raw()) }
-                    .map_err(|_| Error::invalid("the clock option must be a function"))?;
-            let func = func
-                .create_ref()
-                .map_err(|e| Error::invalid(format!("cannot keep the clock: {}", e.reason)))?;
-            settings.clock = Some(Arc::new(JsClock {
-                manual: Arc::new(ManualClock::new(Timestamp::from_unix_nanos(0))),
-                func,
-            }));
-        } else {
-            fields.insert(key, field.json()?);
-        }
-    }
-    settings.options =
-        wire::GuardOptions::from_value(Value::Object(fields), wire::KeyStyle::Camel)?.to_core();
-    Ok(settings)
+        _ => field.json().map(Some),
+    })?;
+    let options = wire::GuardOptions::from_value(fields, wire::KeyStyle::Camel)?.to_core();
+    Ok((clock, options))
 }
 
 impl LeaseGuard {
@@ -85,6 +60,16 @@ impl LeaseGuard {
     /// The JavaScript clock, if the guard was given one.
     pub(crate) fn js_clock(&self) -> Option<&Arc<JsClock>> {
         self.clock.as_ref()
+    }
+
+    /// A guard object for a core guard.
+    fn wrap(inner: leasekit::LeaseGuard, clock: Option<Arc<JsClock>>) -> Self {
+        let attachment = RefCell::default();
+        LeaseGuard {
+            inner,
+            clock,
+            attachment,
+        }
     }
 
     /// The slot for what another module ties to this guard's lifetime (see the field).
@@ -111,24 +96,16 @@ impl LeaseGuard {
         run(|| {
             let lease = lease_arg(&lease)?;
             let constraints = constraints_from_js(constraints.as_ref())?;
-            let settings = settings_from_js(options.as_ref())?;
-            let clock: Arc<dyn Clock> = match &settings.clock {
+            let (js, options) = settings_from_js(options.as_ref())?;
+            let clock: Arc<dyn Clock> = match &js {
                 Some(js) => {
                     js.refresh(&env)?;
                     js.manual.clone()
                 }
                 None => Arc::new(SystemClock),
             };
-            Ok(LeaseGuard {
-                inner: leasekit::LeaseGuard::with_options(
-                    lease,
-                    constraints,
-                    clock,
-                    settings.options,
-                ),
-                clock: settings.clock,
-                attachment: RefCell::default(),
-            })
+            let inner = leasekit::LeaseGuard::with_options(lease, constraints, clock, options);
+            Ok(LeaseGuard::wrap(inner, js))
         })
     }
 
@@ -185,9 +162,7 @@ impl LeaseGuard {
         run(|| {
             self.tick(&env)?;
             let emitted = match &value {
-                AmountInput::Text(text) | AmountInput::BigInt(text) => {
-                    self.inner.record_metric(&name, text, &unit)?
-                }
+                AmountInput::Text(text) => self.inner.record_metric(&name, text, &unit)?,
                 AmountInput::Number(number) => match leasekit::amount_from_f64(*number) {
                     Ok(d) => self.inner.record_metric_decimal(&name, d, &unit)?,
                     // Not an amount: hand the number's text to the core, which ignores
@@ -211,8 +186,7 @@ impl LeaseGuard {
     pub fn reserve(&self, env: Env, currency: Text, amount: AmountInput) -> Result<Value> {
         run(|| {
             self.tick(&env)?;
-            let amount = amount_from_js(&amount)?;
-            wire::metrics_value(&self.inner.reserve(&currency, amount)?)
+            wire::metrics_value(&self.inner.reserve(&currency, amount.decimal()?)?)
         })
     }
 
@@ -237,11 +211,8 @@ impl LeaseGuard {
             self.tick(&env)?;
             let child = lease_arg(&child)?;
             let constraints = constraints_from_js(constraints.as_ref())?;
-            Ok(LeaseGuard {
-                inner: self.inner.delegate(child, constraints)?,
-                clock: self.clock.clone(),
-                attachment: RefCell::default(),
-            })
+            let inner = self.inner.delegate(child, constraints)?;
+            Ok(LeaseGuard::wrap(inner, self.clock.clone()))
         })
     }
 
