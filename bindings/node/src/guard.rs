@@ -109,12 +109,19 @@ impl LeaseGuard {
         })
     }
 
-    /// Sets the core clock from the JavaScript clock, if there is one.
-    fn tick(&self, env: &Env) -> leasekit::Result<()> {
-        match &self.clock {
-            Some(js) => js.refresh(env),
-            None => Ok(()),
-        }
+    /// Runs `f` on the core guard, after setting the core clock from the JavaScript clock (if
+    /// there is one).
+    fn ticked<T>(
+        &self,
+        env: &Env,
+        f: impl FnOnce(&leasekit::LeaseGuard) -> leasekit::Result<T>,
+    ) -> Result<T> {
+        run(|| {
+            if let Some(js) = &self.clock {
+                js.refresh(env)?;
+            }
+            f(&self.inner)
+        })
     }
 
     /// Authorizes `target` for `capability` and returns the canonical target the
@@ -127,10 +134,7 @@ impl LeaseGuard {
         #[napi(ts_arg_type = "string")] capability: Text,
         #[napi(ts_arg_type = "string")] target: Text,
     ) -> Result<String> {
-        run(|| {
-            self.tick(&env)?;
-            self.inner.authorize(&capability, &target)
-        })
+        self.ticked(&env, |g| g.authorize(&capability, &target))
     }
 
     /// Authorizes the model `modelId` (`model.use`) and returns it.
@@ -140,10 +144,7 @@ impl LeaseGuard {
         env: Env,
         #[napi(ts_arg_type = "string")] model_id: Text,
     ) -> Result<String> {
-        run(|| {
-            self.tick(&env)?;
-            self.inner.authorize_model(&model_id)
-        })
+        self.ticked(&env, |g| g.authorize_model(&model_id))
     }
 
     /// Records a metric; a spend metric (`cost.*` in a budgeted currency) decrements that
@@ -159,17 +160,14 @@ impl LeaseGuard {
         value: AmountInput,
         unit: Text,
     ) -> Result<Value> {
-        run(|| {
-            self.tick(&env)?;
+        self.ticked(&env, |g| {
             let emitted = match &value {
-                AmountInput::Text(text) => self.inner.record_metric(&name, text, &unit)?,
+                AmountInput::Text(text) => g.record_metric(&name, text, &unit)?,
                 AmountInput::Number(number) => match leasekit::amount_from_f64(*number) {
-                    Ok(d) => self.inner.record_metric_decimal(&name, d, &unit)?,
+                    Ok(d) => g.record_metric_decimal(&name, d, &unit)?,
                     // Not an amount: hand the number's text to the core, which ignores
                     // it for a non-spend metric and rejects it for a spend metric.
-                    Err(_) => self
-                        .inner
-                        .record_metric(&name, &number.to_string(), &unit)?,
+                    Err(_) => g.record_metric(&name, &number.to_string(), &unit)?,
                 },
             };
             wire::metrics_value(&emitted)
@@ -184,9 +182,8 @@ impl LeaseGuard {
         ts_return_type = "Metric[]"
     )]
     pub fn reserve(&self, env: Env, currency: Text, amount: AmountInput) -> Result<Value> {
-        run(|| {
-            self.tick(&env)?;
-            wire::metrics_value(&self.inner.reserve(&currency, amount.decimal()?)?)
+        self.ticked(&env, |g| {
+            wire::metrics_value(&g.reserve(&currency, amount.decimal()?)?)
         })
     }
 
@@ -207,11 +204,9 @@ impl LeaseGuard {
         child: LeaseArg<'_>,
         constraints: Option<JsArg>,
     ) -> Result<LeaseGuard> {
-        run(|| {
-            self.tick(&env)?;
+        self.ticked(&env, |g| {
             let child = lease_arg(&child)?;
-            let constraints = constraints_from_js(constraints.as_ref())?;
-            let inner = self.inner.delegate(child, constraints)?;
+            let inner = g.delegate(child, constraints_from_js(constraints.as_ref())?)?;
             Ok(LeaseGuard::wrap(inner, self.clock.clone()))
         })
     }
