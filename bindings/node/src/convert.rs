@@ -292,6 +292,14 @@ impl FromNapiValue for AmountInput {
 }
 
 impl AmountInput {
+    /// The amount as text; a number as its shortest round-tripping decimal (never an exponent).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            AmountInput::Text(text) => text.into(),
+            AmountInput::Number(number) => number.to_string().into(),
+        }
+    }
+
     /// The exact decimal (the core's AMOUNT rules apply).
     pub fn decimal(&self) -> leasekit::Result<Decimal> {
         match self {

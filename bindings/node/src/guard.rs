@@ -160,17 +160,10 @@ impl LeaseGuard {
         value: AmountInput,
         unit: Text,
     ) -> Result<Value> {
+        // A number goes as its shortest decimal text, the form core's `amount_from_f64` reads;
+        // core ignores the value of a non-spend metric.
         self.ticked(&env, |g| {
-            let emitted = match &value {
-                AmountInput::Text(text) => g.record_metric(&name, text, &unit)?,
-                AmountInput::Number(number) => match leasekit::amount_from_f64(*number) {
-                    Ok(d) => g.record_metric_decimal(&name, d, &unit)?,
-                    // Not an amount: hand the number's text to the core, which ignores
-                    // it for a non-spend metric and rejects it for a spend metric.
-                    Err(_) => g.record_metric(&name, &number.to_string(), &unit)?,
-                },
-            };
-            wire::metrics_value(&emitted)
+            wire::metrics_value(&g.record_metric(&name, &value.text(), &unit)?)
         })
     }
 
