@@ -25,12 +25,13 @@ use crate::text::Text;
 /// subset and whose budget is reserved from this guard's counters.
 #[napi]
 pub struct LeaseGuard {
-    inner: leasekit::LeaseGuard,
-    clock: Option<Arc<JsClock>>,
+    pub(crate) inner: leasekit::LeaseGuard,
+    /// The JavaScript clock, if the guard was given one.
+    pub(crate) clock: Option<Arc<JsClock>>,
     /// What another module ties to this guard object's lifetime, dropped with it: the
     /// registry slot of the authorize fast path (`fast/`), once `index.js` asked for it. Opaque
     /// here, so that the fast path depends on the guard and not the reverse.
-    attachment: RefCell<Option<Box<dyn Any>>>,
+    pub(crate) attachment: RefCell<Option<Box<dyn Any>>>,
 }
 
 /// Reads `{clock?, graceMillis?, allowAnyModel?}` (own keys only): the clock (a JavaScript
@@ -52,16 +53,6 @@ fn settings_from_js(
 }
 
 impl LeaseGuard {
-    /// The core guard.
-    pub(crate) fn core(&self) -> &leasekit::LeaseGuard {
-        &self.inner
-    }
-
-    /// The JavaScript clock, if the guard was given one.
-    pub(crate) fn js_clock(&self) -> Option<&Arc<JsClock>> {
-        self.clock.as_ref()
-    }
-
     /// A guard object for a core guard.
     fn wrap(inner: leasekit::LeaseGuard, clock: Option<Arc<JsClock>>) -> Self {
         let attachment = RefCell::default();
@@ -70,11 +61,6 @@ impl LeaseGuard {
             clock,
             attachment,
         }
-    }
-
-    /// The slot for what another module ties to this guard's lifetime (see the field).
-    pub(crate) fn attachment(&self) -> &RefCell<Option<Box<dyn Any>>> {
-        &self.attachment
     }
 }
 

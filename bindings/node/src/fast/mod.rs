@@ -80,7 +80,7 @@ impl LeaseGuard {
     #[napi(js_name = "__fastKey", skip_typescript)]
     pub fn fast_key(&self) -> Result<i64> {
         run(|| {
-            let mut attached = self.attachment().borrow_mut();
+            let mut attached = self.attachment.borrow_mut();
             if let Some(registration) = attached
                 .as_ref()
                 .and_then(|a| a.downcast_ref::<Registration>())
@@ -88,8 +88,8 @@ impl LeaseGuard {
                 return Ok(registration.key() as i64);
             }
             let registration = Registration::new(FastGuard {
-                guard: self.core().clone(),
-                clock: self.js_clock().cloned(),
+                guard: self.inner.clone(),
+                clock: self.clock.clone(),
                 scratch: Default::default(),
             })
             .ok_or_else(|| {
