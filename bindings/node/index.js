@@ -65,26 +65,27 @@ const BAD_ARGUMENT_STATUSES = new Set([
 /** Converts an error thrown by the native module into a LeaseError subclass. */
 function convertError(err) {
   if (err instanceof LeaseError) return err
-  const code = err && typeof err.code === 'string' ? err.code : undefined
+  const code = typeof err?.code === 'string' ? err.code : undefined
   // Own keys only: a polluted Object.prototype must not turn into an error class.
-  const cls = code && Object.hasOwn(errorClasses, code) ? errorClasses[code] : undefined
-  if (cls) {
-    let wire
-    try {
-      wire = JSON.parse(err.message)
-    } catch {
-      wire = undefined
-    }
-    if (wire && typeof wire === 'object' && wire.code === code) {
-      return new cls(String(wire.message), wire.details || {})
-    }
-    return new cls(String(err.message), {})
+  if (code && Object.hasOwn(errorClasses, code)) {
+    // The message of a core error is its wire form, `{code, message, retryable, details}`.
+    const wire = parseJson(err.message)
+    return typeof wire === 'object' && wire?.code === code
+      ? new errorClasses[code](String(wire.message), wire.details || {})
+      : new errorClasses[code](String(err.message), {})
   }
-  if (code && BAD_ARGUMENT_STATUSES.has(code)) {
+  if (BAD_ARGUMENT_STATUSES.has(code)) {
     return new errorClasses.INVALID_REQUEST(`invalid argument: ${err.message}`, {}, { cause: err })
   }
-  const message = err instanceof Error ? err.message : String(err)
-  return new errorClasses.INTERNAL_ERROR(message, {}, { cause: err })
+  return new errorClasses.INTERNAL_ERROR(err instanceof Error ? err.message : String(err), {}, { cause: err })
+}
+
+function parseJson(text) {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
 }
 
 // Whether Error.stackTraceLimit may be lowered while a converted error is built (it is not

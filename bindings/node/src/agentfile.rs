@@ -6,7 +6,7 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::convert::JsArg;
-use crate::error::{Result, run};
+use crate::error::{Result, internal, run};
 use crate::text::Text;
 
 /// Parses (strict unless `compat`) and lints an Agentfile and derives its lease. Never
@@ -18,18 +18,13 @@ use crate::text::Text;
     ts_return_type = "AgentfileReport"
 )]
 pub fn check_agentfile(text: Text, options: Option<JsArg>) -> Result<Value> {
-    run(|| {
-        let options = match &options {
-            Some(o) => wire::AgentfileOptions::from_value(o.json()?, wire::KeyStyle::Camel)?,
-            None => wire::AgentfileOptions::default(),
-        };
-        let report = leasekit::agentfile::check_agentfile(&text, options.compat());
-        wire::agentfile_report_value(&report)
-    })
+    run(|| wire::agentfile_report_value(&af::check_agentfile(&text, compat(options.as_ref())?)))
 }
 
-fn internal(e: serde_json::Error) -> leasekit::Error {
-    leasekit::Error::new(leasekit::ErrorCode::InternalError, e.to_string())
+/// The `compat` flag of `{compat?}` (core's wire shape).
+fn compat(options: Option<&JsArg>) -> leasekit::Result<bool> {
+    let options = options.map(JsArg::json).transpose()?.unwrap_or_default();
+    Ok(wire::AgentfileOptions::from_value(options, wire::KeyStyle::Camel)?.compat())
 }
 
 /// A parsed Agentfile (`Agentfile.parse`): core's Agentfile functions one to one. Parsing
@@ -49,16 +44,8 @@ impl Agentfile {
     )]
     pub fn parse(text: Text, options: Option<JsArg>) -> Result<Self> {
         run(|| {
-            let options = match &options {
-                Some(o) => wire::AgentfileOptions::from_value(o.json()?, wire::KeyStyle::Camel)?,
-                None => wire::AgentfileOptions::default(),
-            };
-            let inner = af::parse_agentfile(
-                &text,
-                &af::ParseOptions {
-                    compat: options.compat(),
-                },
-            );
+            let compat = compat(options.as_ref())?;
+            let inner = af::parse_agentfile(&text, &af::ParseOptions { compat });
             Ok(Agentfile { inner })
         })
     }
@@ -90,7 +77,7 @@ impl Agentfile {
     /// The lockfile's text (`agentrc.lock`: deterministic JSON with a trailing newline).
     #[napi]
     pub fn lockfile_json(&self) -> Result<String> {
-        run(|| Ok(af::lockfile_json(&af::lock(&self.inner)?)).map_err(internal))
+        run(|| Ok(af::lockfile_json(&af::lock(&self.inner)?)))
     }
 
     /// `sha256:<hex>` of the package.

@@ -4,7 +4,7 @@ use leasekit::{Error, wire};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::convert::{AmountInput, JsArg, amount_from_js};
+use crate::convert::{AmountInput, JsArg};
 use crate::error::{Result, run};
 use crate::lease::{LeaseArg, lease_arg};
 use crate::text::Text;
@@ -23,7 +23,7 @@ pub fn parse_budget_amount(#[napi(ts_arg_type = "string")] entry: Text) -> Resul
 /// bigint) and returns it normalized, e.g. `parseAmount(0.3) === "0.3"`.
 #[napi(ts_args_type = "amount: AmountInput")]
 pub fn parse_amount(amount: AmountInput) -> Result<String> {
-    run(|| amount_from_js(&amount).map(|d| leasekit::format_amount(&d)))
+    run(|| amount.decimal().map(|d| leasekit::format_amount(&d)))
 }
 
 /// Sums `CURRENCY:AMOUNT` entries per currency: `{currency: "decimal"}`.

@@ -4,32 +4,36 @@
 
 use std::sync::Arc;
 
-use leasekit::{Error, ManualClock};
+use leasekit::{Error, ErrorCode, ManualClock, Timestamp};
 use napi::Env;
 use napi::JsValue;
-use napi::bindgen_prelude::{FunctionRef, Unknown};
+use napi::bindgen_prelude::{Function, FunctionRef, Unknown};
 
 use crate::convert::JsArg;
 
 /// A JavaScript clock function and the core clock it drives.
 pub(crate) struct JsClock {
     pub(crate) manual: Arc<ManualClock>,
-    pub(crate) func: FunctionRef<(), Unknown<'static>>,
+    func: FunctionRef<(), Unknown<'static>>,
 }
 
 impl JsClock {
+    /// Keeps the JavaScript function `func` (the `clock` option).
+    pub(crate) fn new(func: &JsArg) -> leasekit::Result<JsClock> {
+        let func: Function<(), Unknown<'static>> = func.cast("the clock option")?;
+        let func = func
+            .create_ref()
+            .map_err(|e| Error::invalid(format!("cannot keep the clock: {}", e.reason)))?;
+        let manual = Arc::new(ManualClock::new(Timestamp::from_unix_nanos(0)));
+        Ok(JsClock { manual, func })
+    }
+
     /// Reads the JavaScript clock and sets the core clock to its answer.
     pub(crate) fn refresh(&self, env: &Env) -> leasekit::Result<()> {
-        let answer = self
-            .func
-            .borrow_back(env)
-            .and_then(|f| f.call(()))
-            .map_err(|e| {
-                Error::new(
-                    leasekit::ErrorCode::InternalError,
-                    format!("the clock function failed: {}", e.reason),
-                )
-            })?;
+        let answer = (self.func.borrow_back(env).and_then(|f| f.call(()))).map_err(|e| {
+            let message = format!("the clock function failed: {}", e.reason);
+            Error::new(ErrorCode::InternalError, message)
+        })?;
         // SAFETY: the clock's answer is a live value of the current call on `env`.
         let answer = unsafe { JsArg::from_raw(env.raw(), answer.raw()) };
         self.manual.set(answer.time()?);

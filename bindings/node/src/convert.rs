@@ -11,24 +11,17 @@
 //!   ([`JsArg::entries`]), never through its prototype chain, so a polluted `Object.prototype`
 //!   cannot add a capability, a pattern or an option to anything (issue 18).
 
-use std::ptr;
-
-use leasekit::{Decimal, Error, Lease, LeaseConstraints, Timestamp};
-use napi::ValueType;
-use napi::bindgen_prelude::{BigInt, FromNapiValue, TypeName, ValidateNapiValue};
-use napi::sys::{self, Status, napi_env, napi_value};
+use leasekit::{Decimal, Error, LeaseConstraints, Timestamp};
+use napi::bindgen_prelude::{
+    Array, BigInt, FromNapiValue, JsObjectValue, KeyCollectionMode, KeyConversion, KeyFilter,
+    Object, Unknown,
+};
+use napi::sys::{napi_env, napi_value};
+use napi::{Env, JsDate, JsValue, ValueType};
 use serde_json::{Map, Number, Value};
 
+use crate::error::invalid_arg;
 use crate::text::{not_text, read_text};
-
-/// The intrinsic prototypes a plain value may have.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Intrinsic {
-    /// `Object.prototype` (or `null`).
-    Object,
-    /// `Array.prototype`.
-    Array,
-}
 
 /// Nesting deeper than this is refused (a lease is two levels deep; this bounds recursion on
 /// cyclic or hostile objects).
@@ -37,22 +30,7 @@ const MAX_DEPTH: usize = 64;
 /// Any JavaScript argument, kept as the raw value of the current call and read on demand
 /// (inside the call's error boundary) by the readers below.
 #[derive(Clone, Copy)]
-pub struct JsArg {
-    env: napi_env,
-    value: napi_value,
-}
-
-impl TypeName for JsArg {
-    fn type_name() -> &'static str {
-        "unknown"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Unknown
-    }
-}
-
-impl ValidateNapiValue for JsArg {}
+pub struct JsArg(Unknown<'static>);
 
 impl FromNapiValue for JsArg {
     unsafe fn from_napi_value(env: napi_env, value: napi_value) -> napi::Result<Self> {
@@ -61,14 +39,10 @@ impl FromNapiValue for JsArg {
     }
 }
 
-/// A Node-API call that failed: `INVALID_REQUEST` naming what was read (a pending JavaScript
+/// A failed Node-API call: `INVALID_REQUEST` naming what was read (a pending JavaScript
 /// exception, e.g. from a getter, is thrown instead by napi-rs).
-fn check(status: sys::napi_status, what: &str) -> leasekit::Result<()> {
-    if status == Status::napi_ok {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!("cannot read {what}")))
-    }
+fn read<T>(result: napi::Result<T>, what: &str) -> leasekit::Result<T> {
+    result.map_err(|_| Error::invalid(format!("cannot read {what}")))
 }
 
 impl JsArg {
@@ -78,28 +52,24 @@ impl JsArg {
     /// `env` is the environment of the current call and `value` a live value of it; the
     /// `JsArg` must not outlive the call.
     pub(crate) unsafe fn from_raw(env: napi_env, value: napi_value) -> JsArg {
-        JsArg { env, value }
+        // SAFETY: as the caller promises.
+        JsArg(unsafe { Unknown::from_raw_unchecked(env, value) })
     }
 
-    /// The environment of the call.
-    pub(crate) fn env(&self) -> napi_env {
-        self.env
+    /// The value converted by napi-rs (a value of another type fails, `INVALID_REQUEST`).
+    pub(crate) fn cast<T: FromNapiValue>(&self, what: &str) -> leasekit::Result<T> {
+        // SAFETY: a live value of the current call.
+        read(unsafe { self.0.cast() }, what)
     }
 
-    /// The raw value.
-    pub(crate) fn raw(&self) -> napi_value {
-        self.value
+    /// The value as an object, to read its properties.
+    fn object(&self) -> Object<'static> {
+        Object::from_raw(self.0.value().env, self.0.raw())
     }
 
     /// The JavaScript type of the value.
     pub(crate) fn type_of(&self) -> leasekit::Result<ValueType> {
-        let mut t = 0;
-        // SAFETY: a live value of the current call.
-        check(
-            unsafe { sys::napi_typeof(self.env, self.value, &mut t) },
-            "a value",
-        )?;
-        Ok(ValueType::from(t))
+        read(self.0.get_type(), "a value")
     }
 
     /// Whether the value is `undefined` or `null`.
@@ -111,31 +81,14 @@ impl JsArg {
     pub(crate) fn text(&self, what: &str) -> leasekit::Result<String> {
         let (mut units, mut out) = (Vec::new(), Vec::new());
         // SAFETY: a live value of the current call.
-        let text = unsafe { read_text(self.env, self.value, &mut units, &mut out) }
-            .map_err(|why| not_text(what, why))?;
-        Ok(text.to_owned())
+        let text = unsafe { read_text(self.0.value().env, self.0.raw(), &mut units, &mut out) };
+        Ok(text.map_err(|why| not_text(what, why))?.to_owned())
     }
 
-    /// The value as a number.
-    fn number(&self) -> leasekit::Result<f64> {
-        let mut n = f64::NAN;
-        // SAFETY: a live value of the current call.
-        check(
-            unsafe { sys::napi_get_value_double(self.env, self.value, &mut n) },
-            "a number",
-        )?;
-        Ok(n)
-    }
-
-    /// Whether the value is a `Date`.
-    fn is_date(&self) -> leasekit::Result<bool> {
-        let mut is_date = false;
-        // SAFETY: a live value of the current call.
-        check(
-            unsafe { sys::napi_is_date(self.env, self.value, &mut is_date) },
-            "a Date",
-        )?;
-        Ok(is_date)
+    /// A bigint's value, `None` when it does not fit 128 bits.
+    fn bigint(&self) -> leasekit::Result<Option<i128>> {
+        let (value, lossless) = self.cast::<BigInt>("a bigint")?.get_i128();
+        Ok(lossless.then_some(value))
     }
 
     /// The own enumerable string-keyed properties of a plain object, in property order, with
@@ -143,102 +96,63 @@ impl JsArg {
     /// read, and an object that is not plain (a class instance, a `Map`, a `Date`, an array)
     /// is `INVALID_REQUEST`. `what` names the object in errors.
     pub(crate) fn entries(&self, what: &str) -> leasekit::Result<Vec<(String, JsArg)>> {
-        if self.type_of()? != ValueType::Object || self.is_array()? {
+        if self.type_of()? != ValueType::Object || read(self.0.is_array(), what)? {
             return Err(Error::invalid(format!("{what} must be a plain object")));
         }
-        self.expect_prototype(Intrinsic::Object, what)?;
+        self.expect_prototype(false, what)?;
         let mut out = Vec::new();
         for key in self.own_keys(what)? {
-            let mut field = ptr::null_mut();
-            // SAFETY: `key` is one of this live object's own keys.
-            check(
-                unsafe { sys::napi_get_property(self.env, self.value, key.raw(), &mut field) },
-                what,
-            )?;
-            // SAFETY: a value of the current call.
-            let field = unsafe { JsArg::from_raw(self.env, field) };
-            if field.type_of()? == ValueType::Undefined {
-                continue;
+            let field: JsArg = read(self.object().get_property_unchecked(key.0), what)?;
+            if field.type_of()? != ValueType::Undefined {
+                out.push((key.text("property name")?, field));
             }
-            out.push((key.text("property name")?, field));
         }
         Ok(out)
     }
 
     /// The own enumerable string keys of an object (array indexes as strings), in order.
     fn own_keys(&self, what: &str) -> leasekit::Result<Vec<JsArg>> {
-        let mut names = ptr::null_mut();
-        // SAFETY: a live object of the current call.
-        check(
-            unsafe {
-                sys::napi_get_all_property_names(
-                    self.env,
-                    self.value,
-                    sys::KeyCollectionMode::own_only,
-                    sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-                    sys::KeyConversion::numbers_to_strings,
-                    &mut names,
-                )
+        let (own, strings) = (KeyCollectionMode::OwnOnly, KeyConversion::NumbersToStrings);
+        let names = self
+            .object()
+            .get_all_property_names(own, KeyFilter::Enumerable, strings);
+        let names = JsArg(read(names, what)?.to_unknown()).elements_unchecked(what)?;
+        let string = |k: &JsArg| k.type_of().is_ok_and(|t| t != ValueType::Symbol);
+        Ok(names.into_iter().filter(string).collect())
+    }
+
+    /// Refuses an object whose prototype is not the intrinsic one of a plain array or object
+    /// (or `null` for an object): only plain data crosses into native code.
+    fn expect_prototype(&self, array: bool, what: &str) -> leasekit::Result<()> {
+        let env = Env::from_raw(self.0.value().env);
+        let proto = read(self.object().get_prototype(), what)?;
+        // A fresh object or array has this realm's intrinsic prototype, whatever globals a
+        // caller replaced.
+        let intrinsic = read(
+            match array {
+                true => env.create_array(0).and_then(|a| a.get_prototype()),
+                false => Object::new(&env).and_then(|o| o.get_prototype()),
             },
             what,
         )?;
-        // SAFETY: `names` is the (dense, fresh) array just returned.
-        unsafe { JsArg::from_raw(self.env, names) }.elements_unchecked(what)
-    }
-
-    /// Refuses an object whose prototype is not the intrinsic one of `kind` (or `null` for a
-    /// plain object): only plain data crosses into native code.
-    fn expect_prototype(&self, kind: Intrinsic, what: &str) -> leasekit::Result<()> {
-        let mut proto = ptr::null_mut();
-        let mut fresh = ptr::null_mut();
-        let mut intrinsic = ptr::null_mut();
-        let mut same = false;
-        // SAFETY: plain Node-API calls on live values of the current call. A fresh object or
-        // array has this realm's intrinsic prototype, whatever globals a caller replaced.
-        unsafe {
-            check(
-                sys::napi_get_prototype(self.env, self.value, &mut proto),
-                what,
-            )?;
-            let made = match kind {
-                Intrinsic::Object => sys::napi_create_object(self.env, &mut fresh),
-                Intrinsic::Array => sys::napi_create_array(self.env, &mut fresh),
-            };
-            check(made, what)?;
-            check(
-                sys::napi_get_prototype(self.env, fresh, &mut intrinsic),
-                what,
-            )?;
-            check(
-                sys::napi_strict_equals(self.env, proto, intrinsic, &mut same),
-                what,
-            )?;
+        let null = !array && read(proto.get_type(), what)? == ValueType::Null;
+        if null || read(env.strict_equals(proto, intrinsic), what)? {
+            return Ok(());
         }
-        // SAFETY: a value of the current call.
-        let null_proto = unsafe { JsArg::from_raw(self.env, proto) }.type_of()? == ValueType::Null;
-        if same || (null_proto && kind == Intrinsic::Object) {
-            Ok(())
-        } else {
-            Err(Error::invalid(format!(
-                "{what} must be a plain {} (not a class instance or other special object)",
-                match kind {
-                    Intrinsic::Object => "object",
-                    Intrinsic::Array => "array",
-                }
-            )))
-        }
+        let kind = if array { "array" } else { "object" };
+        Err(Error::invalid(format!(
+            "{what} must be a plain {kind} (not a class instance or other special object)"
+        )))
     }
 
     /// The elements of a plain, dense array: its own elements only. A hole (which would read
     /// through to `Array.prototype`) or an extra named property is `INVALID_REQUEST`.
     fn elements(&self, what: &str) -> leasekit::Result<Vec<JsArg>> {
-        self.expect_prototype(Intrinsic::Array, what)?;
+        self.expect_prototype(true, what)?;
         let elements = self.elements_unchecked(what)?;
         let keys = self.own_keys(what)?;
         let dense = keys.len() == elements.len()
-            && keys
-                .iter()
-                .enumerate()
+            && (keys.iter().enumerate())
                 .all(|(i, k)| k.text("index").is_ok_and(|k| k == i.to_string()));
         if !dense {
             return Err(Error::invalid(format!(
@@ -250,35 +164,10 @@ impl JsArg {
 
     /// The elements of an array read by index, from 0 to its length.
     fn elements_unchecked(&self, what: &str) -> leasekit::Result<Vec<JsArg>> {
-        let mut len = 0u32;
-        // SAFETY: a live array of the current call.
-        check(
-            unsafe { sys::napi_get_array_length(self.env, self.value, &mut len) },
-            what,
-        )?;
-        let mut out = Vec::with_capacity(len as usize);
-        for i in 0..len {
-            let mut element = ptr::null_mut();
-            // SAFETY: a live array of the current call.
-            check(
-                unsafe { sys::napi_get_element(self.env, self.value, i, &mut element) },
-                what,
-            )?;
-            // SAFETY: a value of the current call.
-            out.push(unsafe { JsArg::from_raw(self.env, element) });
-        }
-        Ok(out)
-    }
-
-    /// Whether the value is an array.
-    fn is_array(&self) -> leasekit::Result<bool> {
-        let mut is_array = false;
-        // SAFETY: a live value of the current call.
-        check(
-            unsafe { sys::napi_is_array(self.env, self.value, &mut is_array) },
-            "an array",
-        )?;
-        Ok(is_array)
+        let array: Array = self.cast(what)?;
+        (0..array.len())
+            .map(|i| read(array.get_element(i), what))
+            .collect()
     }
 
     /// The value as JSON data: strings, finite numbers, booleans, `null`, arrays and objects
@@ -290,66 +179,56 @@ impl JsArg {
     }
 
     fn json_at(&self, depth: usize) -> leasekit::Result<Value> {
-        match self.type_of()? {
-            ValueType::Null => Ok(Value::Null),
-            ValueType::Boolean => {
-                let mut b = false;
-                // SAFETY: a live boolean of the current call.
-                check(
-                    unsafe { sys::napi_get_value_bool(self.env, self.value, &mut b) },
-                    "a boolean",
-                )?;
-                Ok(Value::Bool(b))
+        Ok(match self.type_of()? {
+            ValueType::Null => Value::Null,
+            ValueType::Boolean => Value::Bool(self.cast("a boolean")?),
+            ValueType::Number => number_json(self.cast("a number")?)?,
+            ValueType::String => Value::String(self.text("string")?),
+            ValueType::BigInt => match self.bigint()? {
+                Some(v) if i64::try_from(v).is_ok() => Value::from(v as i64),
+                Some(v) if u64::try_from(v).is_ok() => Value::from(v as u64),
+                _ => return Err(Error::invalid("a bigint out of the 64-bit range")),
+            },
+            ValueType::Object if depth == 0 => {
+                return Err(Error::invalid("data nested too deeply"));
             }
-            ValueType::Number => number_json(self.number()?),
-            ValueType::String => self.text("string").map(Value::String),
-            ValueType::BigInt => {
-                // SAFETY: a live bigint of the current call.
-                let big = unsafe { BigInt::from_napi_value(self.env, self.value) }
-                    .map_err(|e| Error::invalid(e.reason.clone()))?;
-                let (value, lossless) = big.get_i128();
-                match (lossless, i64::try_from(value), u64::try_from(value)) {
-                    (true, Ok(v), _) => Ok(Value::from(v)),
-                    (true, _, Ok(v)) => Ok(Value::from(v)),
-                    _ => Err(Error::invalid("a bigint out of the 64-bit range")),
-                }
-            }
-            ValueType::Object if depth == 0 => Err(Error::invalid("data nested too deeply")),
-            ValueType::Object if self.is_array()? => self
-                .elements("array")?
-                .iter()
-                .map(|e| e.json_at(depth - 1))
-                .collect::<leasekit::Result<Vec<_>>>()
-                .map(Value::Array),
-            ValueType::Object => {
-                let mut map = Map::new();
-                for (key, field) in self.entries("object")? {
-                    map.insert(key, field.json_at(depth - 1)?);
-                }
-                Ok(Value::Object(map))
-            }
-            other => Err(Error::invalid(format!("a {other} is not JSON data"))),
-        }
+            ValueType::Object if read(self.0.is_array(), "an array")? => Value::Array(
+                (self.elements("array")?.iter())
+                    .map(|e| e.json_at(depth - 1))
+                    .collect::<leasekit::Result<_>>()?,
+            ),
+            ValueType::Object => Value::Object(
+                (self.entries("object")?.into_iter())
+                    .map(|(key, field)| Ok((key, field.json_at(depth - 1)?)))
+                    .collect::<leasekit::Result<_>>()?,
+            ),
+            other => return Err(Error::invalid(format!("a {other} is not JSON data"))),
+        })
     }
 
     /// An instant from a `Date`, an RFC 3339 string (parsed strictly) or epoch milliseconds.
     pub(crate) fn time(&self) -> leasekit::Result<Timestamp> {
-        match self.type_of()? {
-            ValueType::String => leasekit::parse_expires_at(&self.text("time")?),
-            ValueType::Number => millis_to_timestamp(self.number()?),
-            ValueType::Object if self.is_date()? => {
-                let mut millis = f64::NAN;
-                // SAFETY: a live Date of the current call.
-                check(
-                    unsafe { sys::napi_get_date_value(self.env, self.value, &mut millis) },
-                    "a Date",
-                )?;
-                millis_to_timestamp(millis)
+        let millis = match self.type_of()? {
+            ValueType::String => return leasekit::parse_expires_at(&self.text("time")?),
+            ValueType::Number => self.cast("a number")?,
+            ValueType::Object if read(self.0.is_date(), "a Date")? => {
+                read(self.cast::<JsDate>("a Date")?.value_of(), "a Date")?
             }
-            other => Err(Error::invalid(format!(
-                "expected a Date, an RFC 3339 string or epoch milliseconds, got {other}"
-            ))),
+            other => {
+                return Err(Error::invalid(format!(
+                    "expected a Date, an RFC 3339 string or epoch milliseconds, got {other}"
+                )));
+            }
+        };
+        if !millis.is_finite() {
+            return Err(Error::invalid(
+                "invalid time: not a finite number (invalid Date?)",
+            ));
         }
+        // Fractions of a millisecond are kept, to the nanosecond.
+        Ok(Timestamp::from_unix_nanos(
+            (millis * 1_000_000.0).round() as i128
+        ))
     }
 }
 
@@ -364,105 +243,85 @@ fn number_json(n: f64) -> leasekit::Result<Value> {
         .ok_or_else(|| Error::invalid("NaN and infinities are not JSON numbers"))
 }
 
-/// Builds a core lease from a plain object (`Record<string, string[]>`) or its JSON text
-/// (JSON text lets the core reject duplicate keys).
-pub fn lease_from_js(value: &Value) -> leasekit::Result<Lease> {
-    match value {
-        Value::String(text) => Lease::from_json(text),
-        other => Lease::from_value(other),
+/// An options object as JSON data for a core wire shape: its own entries, each read by
+/// `field` (which converts what JSON cannot hold, such as a `Date`, reads the rest with
+/// [`JsArg::json`], and answers `None` to leave an entry out). `undefined` or `null` is `null`.
+pub(crate) fn options_json(
+    options: Option<&JsArg>,
+    what: &str,
+    mut field: impl FnMut(&str, JsArg) -> leasekit::Result<Option<Value>>,
+) -> leasekit::Result<Value> {
+    let Some(options) = options.filter(|o| !o.is_nullish()) else {
+        return Ok(Value::Null);
+    };
+    let mut map = Map::new();
+    for (key, value) in options.entries(what)? {
+        if let Some(value) = field(&key, value)? {
+            map.insert(key, value);
+        }
     }
+    Ok(Value::Object(map))
 }
 
-/// A decimal amount as JavaScript passes it: a decimal string, a number (converted through
-/// its shortest decimal form) or a bigint.
+/// A decimal amount as JavaScript passes it: a decimal string or a bigint (as its decimal
+/// text), or a number (converted through its shortest decimal form).
 pub enum AmountInput {
-    /// A decimal string.
+    /// A decimal string, or a bigint's decimal text.
     Text(String),
     /// A number.
     Number(f64),
-    /// A bigint, as its decimal text.
-    BigInt(String),
 }
-
-impl TypeName for AmountInput {
-    fn type_name() -> &'static str {
-        "AmountInput"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Unknown
-    }
-}
-
-impl ValidateNapiValue for AmountInput {}
 
 impl FromNapiValue for AmountInput {
     unsafe fn from_napi_value(env: napi_env, value: napi_value) -> napi::Result<Self> {
         // SAFETY: a live value of the current call.
         let arg = unsafe { JsArg::from_raw(env, value) };
-        let converted = match arg.type_of() {
+        match arg.type_of() {
             Ok(ValueType::String) => arg.text("amount").map(AmountInput::Text),
-            Ok(ValueType::Number) => arg.number().map(AmountInput::Number),
-            Ok(ValueType::BigInt) => {
-                // SAFETY: a live bigint of the current call.
-                let big = unsafe { BigInt::from_napi_value(env, value) }?;
-                let (v, lossless) = big.get_i128();
-                if lossless {
-                    Ok(AmountInput::BigInt(v.to_string()))
-                } else {
-                    Err(Error::invalid("invalid amount: bigint out of range"))
-                }
-            }
+            Ok(ValueType::Number) => arg.cast("a number").map(AmountInput::Number),
+            Ok(ValueType::BigInt) => arg.bigint().and_then(|v| {
+                let v = v.ok_or_else(|| Error::invalid("invalid amount: bigint out of range"))?;
+                Ok(AmountInput::Text(v.to_string()))
+            }),
             _ => Err(Error::invalid(
                 "an amount must be a decimal string, a number or a bigint",
             )),
-        };
-        converted.map_err(|e| napi::Error::new(napi::Status::InvalidArg, e.message().to_owned()))
+        }
+        .map_err(invalid_arg)
     }
 }
 
-/// The exact decimal of an amount argument (the core's AMOUNT rules apply).
-pub fn amount_from_js(value: &AmountInput) -> leasekit::Result<Decimal> {
-    match value {
-        AmountInput::Text(text) | AmountInput::BigInt(text) => leasekit::parse_amount(text),
-        AmountInput::Number(number) => leasekit::amount_from_f64(*number),
+impl AmountInput {
+    /// The amount as text; a number as its shortest round-tripping decimal (never an exponent).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            AmountInput::Text(text) => text.into(),
+            AmountInput::Number(number) => number.to_string().into(),
+        }
     }
-}
 
-/// An instant from epoch milliseconds (fractions kept to the nanosecond).
-fn millis_to_timestamp(millis: f64) -> leasekit::Result<Timestamp> {
-    if !millis.is_finite() {
-        return Err(Error::invalid(
-            "invalid time: not a finite number (invalid Date?)",
-        ));
+    /// The exact decimal (the core's AMOUNT rules apply).
+    pub fn decimal(&self) -> leasekit::Result<Decimal> {
+        match self {
+            AmountInput::Text(text) => leasekit::parse_amount(text),
+            AmountInput::Number(number) => leasekit::amount_from_f64(*number),
+        }
     }
-    Ok(Timestamp::from_unix_nanos(
-        (millis * 1_000_000.0).round() as i128
-    ))
 }
 
 /// Lease constraints from `undefined`/`null` or an object `{expires_at}` whose value is an
 /// RFC 3339 string, a `Date`, epoch milliseconds or `null`. Other keys are rejected by the core.
 pub fn constraints_from_js(value: Option<&JsArg>) -> leasekit::Result<LeaseConstraints> {
-    let Some(value) = value.filter(|v| !v.is_nullish()) else {
-        return Ok(LeaseConstraints::none());
-    };
-    if value.type_of()? != ValueType::Object || value.is_date()? {
-        return Err(Error::invalid(
-            "lease constraints must be an object like {expires_at: \"...\"}",
-        ));
-    }
-    let mut json = Map::new();
-    for (key, field) in value.entries("lease constraints")? {
-        let field_json = match field.type_of()? {
-            ValueType::Null => Value::Null,
-            ValueType::String => Value::String(field.text("expires_at")?),
+    let json = options_json(value, "lease constraints", |key, field| {
+        Ok(Some(match field.type_of()? {
             ValueType::Number | ValueType::Object if key == "expires_at" => {
                 Value::String(field.time()?.to_rfc3339())
             }
             _ => field.json()?,
-        };
-        json.insert(key, field_json);
+        }))
+    })?;
+    match json {
+        Value::Null => Ok(LeaseConstraints::none()),
+        json => LeaseConstraints::from_value(&json),
     }
-    LeaseConstraints::from_value(&Value::Object(json))
 }

@@ -32,6 +32,17 @@ pub(crate) fn bad_argument(what: &str, expected: &str) -> napi::Error<ArcpCode> 
     napi::Error::new(ArcpCode("InvalidArg"), format!("{what} must be {expected}"))
 }
 
+/// A core error as napi-rs's `InvalidArg`, for an argument conversion (`FromNapiValue`);
+/// `index.js` maps it to `InvalidRequestError`.
+pub(crate) fn invalid_arg(err: Error) -> napi::Error {
+    napi::Error::new(napi::Status::InvalidArg, err.message().to_owned())
+}
+
+/// `INTERNAL_ERROR` for what cannot fail in practice (serializing an answer).
+pub(crate) fn internal(err: impl std::fmt::Display) -> Error {
+    Error::new(ErrorCode::InternalError, err.to_string())
+}
+
 /// Runs `f`, turning a core error or a panic into a thrown JavaScript error
 /// (a panic becomes `INTERNAL_ERROR`), so nothing unwinds across the boundary.
 pub fn run<T>(f: impl FnOnce() -> leasekit::Result<T>) -> Result<T> {

@@ -8,14 +8,13 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use leasekit::{Clock, Error, GuardOptions, ManualClock, SystemClock, Timestamp, wire};
+use leasekit::{Clock, GuardOptions, SystemClock, wire};
 use napi::Env;
-use napi::bindgen_prelude::{FromNapiValue, Function, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::clock::JsClock;
-use crate::convert::{AmountInput, JsArg, amount_from_js, constraints_from_js};
+use crate::convert::{AmountInput, JsArg, constraints_from_js, options_json};
 use crate::error::{Result, run};
 use crate::lease::{LeaseArg, lease_arg};
 use crate::text::Text;
@@ -26,70 +25,42 @@ use crate::text::Text;
 /// subset and whose budget is reserved from this guard's counters.
 #[napi]
 pub struct LeaseGuard {
-    inner: leasekit::LeaseGuard,
-    clock: Option<Arc<JsClock>>,
+    pub(crate) inner: leasekit::LeaseGuard,
+    /// The JavaScript clock, if the guard was given one.
+    pub(crate) clock: Option<Arc<JsClock>>,
     /// What another module ties to this guard object's lifetime, dropped with it: the
     /// registry slot of the authorize fast path (`fast/`), once `index.js` asked for it. Opaque
     /// here, so that the fast path depends on the guard and not the reverse.
-    attachment: RefCell<Option<Box<dyn Any>>>,
-}
-
-/// Guard settings read from the `options` object.
-struct Settings {
-    clock: Option<Arc<JsClock>>,
-    options: GuardOptions,
+    pub(crate) attachment: RefCell<Option<Box<dyn Any>>>,
 }
 
 /// Reads `{clock?, graceMillis?, allowAnyModel?}` (own keys only): the clock (a JavaScript
 /// function) here, every other key through core's wire shape (which refuses unknown keys).
-fn settings_from_js(options: Option<&JsArg>) -> leasekit::Result<Settings> {
-    let mut settings = Settings {
-        clock: None,
-        options: GuardOptions::default(),
-    };
-    let Some(options) = options else {
-        return Ok(settings);
-    };
-    let mut fields = serde_json::Map::new();
-    for (key, field) in options.entries("LeaseGuard options")? {
-        if field.is_nullish() {
-            continue;
+fn settings_from_js(
+    options: Option<&JsArg>,
+) -> leasekit::Result<(Option<Arc<JsClock>>, GuardOptions)> {
+    let mut clock = None;
+    let fields = options_json(options, "LeaseGuard options", |key, field| match key {
+        _ if field.is_nullish() => Ok(None),
+        "clock" => {
+            clock = Some(Arc::new(JsClock::new(&field)?));
+            Ok(None)
         }
-        if key == "clock" {
-            // SAFETY: a live value of the current call.
-            let func: Function<(), Unknown<'static>> =
-                unsafe { Function::from_napi_value(field.env(), field.raw()) }
-                    .map_err(|_| Error::invalid("the clock option must be a function"))?;
-            let func = func
-                .create_ref()
-                .map_err(|e| Error::invalid(format!("cannot keep the clock: {}", e.reason)))?;
-            settings.clock = Some(Arc::new(JsClock {
-                manual: Arc::new(ManualClock::new(Timestamp::from_unix_nanos(0))),
-                func,
-            }));
-        } else {
-            fields.insert(key, field.json()?);
-        }
-    }
-    settings.options =
-        wire::GuardOptions::from_value(Value::Object(fields), wire::KeyStyle::Camel)?.to_core();
-    Ok(settings)
+        _ => field.json().map(Some),
+    })?;
+    let options = wire::GuardOptions::from_value(fields, wire::KeyStyle::Camel)?.to_core();
+    Ok((clock, options))
 }
 
 impl LeaseGuard {
-    /// The core guard.
-    pub(crate) fn core(&self) -> &leasekit::LeaseGuard {
-        &self.inner
-    }
-
-    /// The JavaScript clock, if the guard was given one.
-    pub(crate) fn js_clock(&self) -> Option<&Arc<JsClock>> {
-        self.clock.as_ref()
-    }
-
-    /// The slot for what another module ties to this guard's lifetime (see the field).
-    pub(crate) fn attachment(&self) -> &RefCell<Option<Box<dyn Any>>> {
-        &self.attachment
+    /// A guard object for a core guard.
+    fn wrap(inner: leasekit::LeaseGuard, clock: Option<Arc<JsClock>>) -> Self {
+        let attachment = RefCell::default();
+        LeaseGuard {
+            inner,
+            clock,
+            attachment,
+        }
     }
 }
 
@@ -111,33 +82,32 @@ impl LeaseGuard {
         run(|| {
             let lease = lease_arg(&lease)?;
             let constraints = constraints_from_js(constraints.as_ref())?;
-            let settings = settings_from_js(options.as_ref())?;
-            let clock: Arc<dyn Clock> = match &settings.clock {
+            let (js, options) = settings_from_js(options.as_ref())?;
+            let clock: Arc<dyn Clock> = match &js {
                 Some(js) => {
                     js.refresh(&env)?;
                     js.manual.clone()
                 }
                 None => Arc::new(SystemClock),
             };
-            Ok(LeaseGuard {
-                inner: leasekit::LeaseGuard::with_options(
-                    lease,
-                    constraints,
-                    clock,
-                    settings.options,
-                ),
-                clock: settings.clock,
-                attachment: RefCell::default(),
-            })
+            let inner = leasekit::LeaseGuard::with_options(lease, constraints, clock, options);
+            Ok(LeaseGuard::wrap(inner, js))
         })
     }
 
-    /// Sets the core clock from the JavaScript clock, if there is one.
-    fn tick(&self, env: &Env) -> leasekit::Result<()> {
-        match &self.clock {
-            Some(js) => js.refresh(env),
-            None => Ok(()),
-        }
+    /// Runs `f` on the core guard, after setting the core clock from the JavaScript clock (if
+    /// there is one).
+    fn ticked<T>(
+        &self,
+        env: &Env,
+        f: impl FnOnce(&leasekit::LeaseGuard) -> leasekit::Result<T>,
+    ) -> Result<T> {
+        run(|| {
+            if let Some(js) = &self.clock {
+                js.refresh(env)?;
+            }
+            f(&self.inner)
+        })
     }
 
     /// Authorizes `target` for `capability` and returns the canonical target the
@@ -150,10 +120,7 @@ impl LeaseGuard {
         #[napi(ts_arg_type = "string")] capability: Text,
         #[napi(ts_arg_type = "string")] target: Text,
     ) -> Result<String> {
-        run(|| {
-            self.tick(&env)?;
-            self.inner.authorize(&capability, &target)
-        })
+        self.ticked(&env, |g| g.authorize(&capability, &target))
     }
 
     /// Authorizes the model `modelId` (`model.use`) and returns it.
@@ -163,10 +130,7 @@ impl LeaseGuard {
         env: Env,
         #[napi(ts_arg_type = "string")] model_id: Text,
     ) -> Result<String> {
-        run(|| {
-            self.tick(&env)?;
-            self.inner.authorize_model(&model_id)
-        })
+        self.ticked(&env, |g| g.authorize_model(&model_id))
     }
 
     /// Records a metric; a spend metric (`cost.*` in a budgeted currency) decrements that
@@ -182,22 +146,10 @@ impl LeaseGuard {
         value: AmountInput,
         unit: Text,
     ) -> Result<Value> {
-        run(|| {
-            self.tick(&env)?;
-            let emitted = match &value {
-                AmountInput::Text(text) | AmountInput::BigInt(text) => {
-                    self.inner.record_metric(&name, text, &unit)?
-                }
-                AmountInput::Number(number) => match leasekit::amount_from_f64(*number) {
-                    Ok(d) => self.inner.record_metric_decimal(&name, d, &unit)?,
-                    // Not an amount: hand the number's text to the core, which ignores
-                    // it for a non-spend metric and rejects it for a spend metric.
-                    Err(_) => self
-                        .inner
-                        .record_metric(&name, &number.to_string(), &unit)?,
-                },
-            };
-            wire::metrics_value(&emitted)
+        // A number goes as its shortest decimal text, the form core's `amount_from_f64` reads;
+        // core ignores the value of a non-spend metric.
+        self.ticked(&env, |g| {
+            wire::metrics_value(&g.record_metric(&name, &value.text(), &unit)?)
         })
     }
 
@@ -209,10 +161,8 @@ impl LeaseGuard {
         ts_return_type = "Metric[]"
     )]
     pub fn reserve(&self, env: Env, currency: Text, amount: AmountInput) -> Result<Value> {
-        run(|| {
-            self.tick(&env)?;
-            let amount = amount_from_js(&amount)?;
-            wire::metrics_value(&self.inner.reserve(&currency, amount)?)
+        self.ticked(&env, |g| {
+            wire::metrics_value(&g.reserve(&currency, amount.decimal()?)?)
         })
     }
 
@@ -233,15 +183,10 @@ impl LeaseGuard {
         child: LeaseArg<'_>,
         constraints: Option<JsArg>,
     ) -> Result<LeaseGuard> {
-        run(|| {
-            self.tick(&env)?;
+        self.ticked(&env, |g| {
             let child = lease_arg(&child)?;
-            let constraints = constraints_from_js(constraints.as_ref())?;
-            Ok(LeaseGuard {
-                inner: self.inner.delegate(child, constraints)?,
-                clock: self.clock.clone(),
-                attachment: RefCell::default(),
-            })
+            let inner = g.delegate(child, constraints_from_js(constraints.as_ref())?)?;
+            Ok(LeaseGuard::wrap(inner, self.clock.clone()))
         })
     }
 

@@ -5,14 +5,14 @@
 //! each call that takes it; a `CompiledLease` is converted once, so code that checks the same
 //! leases repeatedly (subset checks on every delegation, guards built per job) skips that.
 
-use leasekit::{Error, ErrorCode, Lease, SubsetOptions, wire};
+use leasekit::{Lease, wire};
 use napi::Env;
-use napi::bindgen_prelude::{FromNapiValue, JavaScriptClassExt, TypeName, Unknown, ValueType, sys};
+use napi::bindgen_prelude::{FromNapiValue, JavaScriptClassExt, Unknown, sys};
 use napi_derive::napi;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::convert::{JsArg, constraints_from_js, lease_from_js};
-use crate::error::{Result, run};
+use crate::convert::{JsArg, constraints_from_js, options_json};
+use crate::error::{Result, internal, invalid_arg, run};
 
 /// A lease validated and compiled once (from a plain object or JSON text). Pass it anywhere
 /// a lease is accepted; `toJSON()` gives the stored (canonical) plain object.
@@ -51,30 +51,19 @@ pub enum LeaseArg<'a> {
     Plain(Value),
 }
 
-impl TypeName for LeaseArg<'_> {
-    fn type_name() -> &'static str {
-        "Lease | string | CompiledLease"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Unknown
-    }
-}
-
 impl FromNapiValue for LeaseArg<'_> {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
         // SAFETY: `value` is a live value of the current call on `env`.
         let unknown = unsafe { Unknown::from_raw_unchecked(env, value) };
         if CompiledLease::instance_of(&Env::from_raw(env), &unknown)? {
             // SAFETY: checked to be a CompiledLease instance just above.
-            let compiled = unsafe { <&CompiledLease>::from_napi_value(env, value) }?;
-            Ok(LeaseArg::Compiled(compiled))
+            Ok(LeaseArg::Compiled(unsafe {
+                <&CompiledLease>::from_napi_value(env, value)
+            }?))
         } else {
             // SAFETY: as above.
-            let plain = unsafe { JsArg::from_raw(env, value) }
-                .json()
-                .map_err(|e| napi::Error::new(napi::Status::InvalidArg, e.message().to_owned()))?;
-            Ok(LeaseArg::Plain(plain))
+            let plain = unsafe { JsArg::from_raw(env, value) }.json();
+            Ok(LeaseArg::Plain(plain.map_err(invalid_arg)?))
         }
     }
 }
@@ -83,7 +72,9 @@ impl FromNapiValue for LeaseArg<'_> {
 pub fn lease_arg(arg: &LeaseArg<'_>) -> leasekit::Result<Lease> {
     match arg {
         LeaseArg::Compiled(compiled) => Ok(compiled.inner.clone()),
-        LeaseArg::Plain(value) => lease_from_js(value),
+        // JSON text lets the core reject duplicate keys.
+        LeaseArg::Plain(Value::String(text)) => Lease::from_json(text),
+        LeaseArg::Plain(value) => Lease::from_value(value),
     }
 }
 
@@ -121,9 +112,13 @@ pub fn is_lease_subset(
     options: Option<JsArg>,
 ) -> Result<bool> {
     run(|| {
-        with_subset_inputs(&child, &parent, options.as_ref(), |c, p, o| {
-            Ok(leasekit::is_lease_subset(c, p, o))
-        })
+        let (child, parent) = (lease_arg(&child)?, lease_arg(&parent)?);
+        let options = subset_options(options.as_ref())?;
+        Ok(leasekit::is_lease_subset(
+            &child,
+            &parent,
+            &options.as_core(),
+        ))
     })
 }
 
@@ -139,49 +134,27 @@ pub fn check_lease_subset(
     options: Option<JsArg>,
 ) -> Result<()> {
     run(|| {
-        with_subset_inputs(
-            &child,
-            &parent,
-            options.as_ref(),
-            leasekit::check_lease_subset,
-        )
+        let (child, parent) = (lease_arg(&child)?, lease_arg(&parent)?);
+        let options = subset_options(options.as_ref())?;
+        leasekit::check_lease_subset(&child, &parent, &options.as_core())
     })
 }
 
-/// Converts the subset inputs and hands them to `f`. The options go to core's wire shape
-/// (`leasekit::wire::SubsetOptions`) as plain JSON data, every key included: core refuses an
-/// unknown key and reads `parentRemaining` with its one amount-map rule (decimal strings only,
-/// so a JavaScript number is refused). Only a constraints object is converted first, because
-/// its `expires_at` may be a `Date` or epoch milliseconds.
-fn with_subset_inputs<T>(
-    child: &LeaseArg<'_>,
-    parent: &LeaseArg<'_>,
-    options: Option<&JsArg>,
-    f: impl FnOnce(&Lease, &Lease, &SubsetOptions) -> leasekit::Result<T>,
-) -> leasekit::Result<T> {
-    let child = lease_arg(child)?;
-    let parent = lease_arg(parent)?;
-    let options = match options {
-        None => wire::SubsetOptions::default(),
-        Some(options) => {
-            let mut fields = Map::new();
-            for (key, field) in options.entries("subset options")? {
-                let value = if field.is_nullish() {
-                    Value::Null
-                } else {
-                    match key.as_str() {
-                        "childConstraints" | "parentConstraints" => {
-                            constraints_from_js(Some(&field))?.to_value()
-                        }
-                        _ => field.json()?,
-                    }
-                };
-                fields.insert(key, value);
+/// The subset options as core's wire shape (`leasekit::wire::SubsetOptions`), read as plain
+/// JSON data, every key included: core refuses an unknown key and reads `parentRemaining` with
+/// its one amount-map rule (decimal strings only, so a JavaScript number is refused). Only a
+/// constraints object is converted first, because its `expires_at` may be a `Date` or epoch
+/// milliseconds.
+fn subset_options(options: Option<&JsArg>) -> leasekit::Result<wire::SubsetOptions> {
+    let fields = options_json(options, "subset options", |key, field| {
+        Ok(Some(match key {
+            "childConstraints" | "parentConstraints" if !field.is_nullish() => {
+                constraints_from_js(Some(&field))?.to_value()
             }
-            wire::SubsetOptions::from_value(Value::Object(fields), wire::KeyStyle::Camel)?
-        }
-    };
-    f(&child, &parent, &options.as_core())
+            _ => field.json()?,
+        }))
+    })?;
+    wire::SubsetOptions::from_value(fields, wire::KeyStyle::Camel)
 }
 
 /// The lint warnings of `lease` (SEMANTICS-valid patterns that are almost never meant, such
@@ -190,9 +163,5 @@ fn with_subset_inputs<T>(
 /// `InvalidRequestError`.
 #[napi(ts_args_type = "lease: LeaseInput", ts_return_type = "LeaseWarning[]")]
 pub fn lint_lease(lease: LeaseArg<'_>) -> Result<Value> {
-    run(|| {
-        let warnings = leasekit::lint_lease(&lease_arg(&lease)?);
-        serde_json::to_value(warnings)
-            .map_err(|e| Error::new(ErrorCode::InternalError, e.to_string()))
-    })
+    run(|| serde_json::to_value(leasekit::lint_lease(&lease_arg(&lease)?)).map_err(internal))
 }

@@ -6,9 +6,11 @@
 use std::ptr;
 
 use leasekit::Error;
-use napi::ValueType;
-use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
+use napi::bindgen_prelude::FromNapiValue;
 use napi::sys::{self, Status, napi_env, napi_value};
+
+use crate::convert::JsArg;
+use crate::error::invalid_arg;
 
 /// Code units read in the first (usually only) copy of a string.
 const FIRST_UNITS: usize = 256;
@@ -110,27 +112,10 @@ impl std::ops::Deref for Text {
     }
 }
 
-impl TypeName for Text {
-    fn type_name() -> &'static str {
-        "string"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::String
-    }
-}
-
-impl ValidateNapiValue for Text {}
-
 impl FromNapiValue for Text {
     unsafe fn from_napi_value(env: napi_env, value: napi_value) -> napi::Result<Self> {
-        let (mut units, mut out) = (Vec::new(), Vec::new());
         // SAFETY: a live value of the current call.
-        unsafe { read_text(env, value, &mut units, &mut out) }
-            .map(|text| Text(text.to_owned()))
-            .map_err(|why| {
-                let e = not_text("string argument", why);
-                napi::Error::new(napi::Status::InvalidArg, e.message().to_owned())
-            })
+        let arg = unsafe { JsArg::from_raw(env, value) };
+        arg.text("string argument").map(Text).map_err(invalid_arg)
     }
 }

@@ -4,7 +4,6 @@
 use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
-use std::rc::Rc;
 
 use leasekit::{CapabilityKind, Error};
 use napi::Env;
@@ -37,9 +36,9 @@ pub(super) unsafe extern "C" fn authorize(env: napi_env, info: napi_callback_inf
     if status != Status::napi_ok || data.is_null() {
         return throw(env, bad_argument("arguments", "readable"));
     }
-    // SAFETY: `data` is the registry this function owns (see `fast_authorize`); it lives as
+    // SAFETY: `data` is the registry this function keeps (see `fast_authorize`); it lives as
     // long as the function, which is running.
-    let registry = unsafe { &*data.cast::<Rc<Registry>>() };
+    let registry = unsafe { &*data.cast::<Registry>() };
     let mut number = f64::NAN;
     // SAFETY: a plain Node-API query on a value of this call (a non-number fails and leaves
     // NaN). Read as a double, so that a fraction, NaN or an infinity is refused instead of

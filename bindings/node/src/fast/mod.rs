@@ -32,8 +32,9 @@ use std::rc::Rc;
 
 use leasekit::{Error, ErrorCode};
 use napi::Env;
-use napi::bindgen_prelude::Unknown;
-use napi::sys::{self, Status, napi_env};
+use napi::JsValue;
+use napi::bindgen_prelude::{JsObjectValue, Object, Unknown};
+use napi::sys::{self, Status};
 use napi_derive::napi;
 
 use crate::error::{Result, run};
@@ -45,42 +46,30 @@ use registry::{FastGuard, Registration, Registry};
 /// `registry.rs`). `index.js` creates it once. Internal.
 #[napi(js_name = "__fastAuthorize", skip_typescript)]
 pub fn fast_authorize(env: &Env) -> napi::Result<Unknown<'_>> {
-    unsafe extern "C" fn finalize(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {
-        // SAFETY: `data` is the Box leaked below, finalized exactly once by Node.
-        drop(unsafe { Box::from_raw(data.cast::<Rc<Registry>>()) });
-    }
-    let raw = env.raw();
-    let data = Box::into_raw(Box::new(Registry::current())).cast::<c_void>();
+    let registry = Registry::current();
+    let data = Rc::as_ptr(&registry).cast_mut().cast::<c_void>();
     let mut f = ptr::null_mut();
-    // SAFETY: plain Node-API calls on the current env; the box is reclaimed if the function
-    // cannot take ownership of it.
-    unsafe {
-        let made = sys::napi_create_function(
-            raw,
+    // SAFETY: a plain Node-API call on the current env. `data` points into the registry, which
+    // the finalizer below keeps alive as long as the function (this thread's registry holds it
+    // meanwhile).
+    let made = unsafe {
+        sys::napi_create_function(
+            env.raw(),
             c"authorize".as_ptr(),
             -1,
             Some(authorize::authorize),
             data,
             &mut f,
-        ) == Status::napi_ok;
-        if !made
-            || sys::napi_add_finalizer(
-                raw,
-                f,
-                data,
-                Some(finalize),
-                ptr::null_mut(),
-                ptr::null_mut(),
-            ) != Status::napi_ok
-        {
-            drop(Box::from_raw(data.cast::<Rc<Registry>>()));
-            return Err(napi::Error::from_reason(
-                "cannot create the authorize function",
-            ));
-        }
-        // SAFETY: `f` is a live value created on this env during this call.
-        Ok(Unknown::from_raw_unchecked(raw, f))
+        )
+    };
+    if made != Status::napi_ok {
+        return Err(napi::Error::from_reason(
+            "cannot create the authorize function",
+        ));
     }
+    let mut function = Object::from_raw(env.raw(), f);
+    function.add_finalizer(registry, (), |_| {})?;
+    Ok(function.to_unknown())
 }
 
 #[napi]
@@ -91,7 +80,7 @@ impl LeaseGuard {
     #[napi(js_name = "__fastKey", skip_typescript)]
     pub fn fast_key(&self) -> Result<i64> {
         run(|| {
-            let mut attached = self.attachment().borrow_mut();
+            let mut attached = self.attachment.borrow_mut();
             if let Some(registration) = attached
                 .as_ref()
                 .and_then(|a| a.downcast_ref::<Registration>())
@@ -99,8 +88,8 @@ impl LeaseGuard {
                 return Ok(registration.key() as i64);
             }
             let registration = Registration::new(FastGuard {
-                guard: self.core().clone(),
-                clock: self.js_clock().cloned(),
+                guard: self.inner.clone(),
+                clock: self.clock.clone(),
                 scratch: Default::default(),
             })
             .ok_or_else(|| {

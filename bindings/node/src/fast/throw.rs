@@ -2,11 +2,12 @@
 //! other function (`napi::Error<ArcpCode>`), and thrown as a plain `{code, message}` object
 //! (see [`throw`]) that `index.js` converts like every other native error.
 
-use std::ffi::{CStr, CString, c_char};
 use std::ptr;
 
 use leasekit::{Error, ErrorCode};
-use napi::sys::{self, Status, napi_env, napi_value};
+use napi::Env;
+use napi::bindgen_prelude::{JsObjectValue, Object, ToNapiValue};
+use napi::sys::{self, napi_env, napi_value};
 
 use crate::error::{ArcpCode, bad_argument, to_js_error};
 use crate::text::{self, NotText};
@@ -26,23 +27,13 @@ pub(super) fn not_text(what: &str, why: NotText) -> Thrown {
 
 /// A new JavaScript string.
 pub(super) fn new_string(env: napi_env, text: &str) -> Result<napi_value, Thrown> {
-    let mut out = ptr::null_mut();
-    // SAFETY: `text` is valid UTF-8 of the given length.
-    let status = unsafe {
-        sys::napi_create_string_utf8(
-            env,
-            text.as_ptr().cast::<c_char>(),
-            text.len() as isize,
-            &mut out,
-        )
-    };
-    if status != Status::napi_ok {
-        return Err(to_js_error(&Error::new(
+    // SAFETY: the env of this call.
+    unsafe { <&str>::to_napi_value(env, text) }.map_err(|_| {
+        to_js_error(&Error::new(
             ErrorCode::InternalError,
             "cannot create a string",
-        )));
-    }
-    Ok(out)
+        ))
+    })
 }
 
 /// Throws `thrown` (unless an exception is already pending, e.g. from the clock) and
@@ -53,34 +44,19 @@ pub(super) fn new_string(env: napi_env, text: &str) -> Result<napi_value, Thrown
 /// capture, the dearest part of a denial.
 pub(super) fn throw(env: napi_env, thrown: Thrown) -> napi_value {
     let mut pending = false;
-    // SAFETY: plain Node-API calls on this call's env; strings are valid UTF-8.
-    unsafe {
-        sys::napi_is_exception_pending(env, &mut pending);
-        if pending {
-            return ptr::null_mut();
-        }
-        let mut obj = ptr::null_mut();
-        let made = sys::napi_create_object(env, &mut obj) == Status::napi_ok
-            && set_string(env, obj, c"code", thrown.status.as_ref())
-            && set_string(env, obj, c"message", &thrown.reason);
-        if made {
-            sys::napi_throw(env, obj);
-        } else {
-            let code = CString::new(thrown.status.as_ref()).unwrap_or_default();
-            let message = CString::new(thrown.reason.replace('\0', " ")).unwrap_or_default();
-            sys::napi_throw_error(env, code.as_ptr(), message.as_ptr());
-        }
+    // SAFETY: a plain query on this call's env.
+    unsafe { sys::napi_is_exception_pending(env, &mut pending) };
+    if !pending {
+        let (env, code) = (Env::from_raw(env), thrown.status.as_ref());
+        let obj = Object::new(&env).and_then(|mut obj| {
+            obj.set_c_named_property(c"code", code)?;
+            obj.set_c_named_property(c"message", thrown.reason.as_str())?;
+            Ok(obj)
+        });
+        let _ = match obj {
+            Ok(obj) => env.throw(obj),
+            Err(_) => env.throw_error(&thrown.reason.replace('\0', " "), Some(code)),
+        };
     }
     ptr::null_mut()
-}
-
-/// `obj[name] = text`; false on failure.
-unsafe fn set_string(env: napi_env, obj: napi_value, name: &CStr, text: &str) -> bool {
-    match new_string(env, text) {
-        // SAFETY: live values of this call; `name` is NUL-terminated.
-        Ok(value) => unsafe {
-            sys::napi_set_named_property(env, obj, name.as_ptr(), value) == Status::napi_ok
-        },
-        Err(_) => false,
-    }
 }
