@@ -12,7 +12,7 @@ header test, whose `LkStatus` enum cbindgen generates). From it this script writ
           bindings/jvm/.../LeaseException.java         the code -> class switch
 and checks (it does not write) the C header's LkStatus enum. Generated parts sit between the
 lines `BEGIN generated (scripts/gen-error-tables.py)` and `END generated` (whole files for the
-Java classes); the d.ts parts between fixed anchor lines, so that napi's index.d.ts is unchanged.
+Java classes; in the d.ts header they are `//` comments, which napi copies into index.d.ts).
 
 Usage: gen-error-tables.py [--check]   (--check: write nothing, exit 1 on any difference)
 The prose per code (docs, notes) is the DOCS table below; names and flags come from the JSON.
@@ -193,7 +193,9 @@ def mjs_exports(codes) -> str:
 def dts_error_code(codes) -> str:
     names = [f"'{c}'" for c, _ in codes]
     rows = [names[i : i + 4] for i in range(0, len(names), 4)]
-    return "export type ErrorCode =\n" + "".join("  | " + " | ".join(r) + "\n" for r in rows)
+    return (
+        "/** The stable ARCP error codes (ARCP section 12). */\nexport type ErrorCode =\n"
+    ) + "".join("  | " + " | ".join(r) + "\n" for r in rows)
 
 
 def dts_classes(codes) -> str:
@@ -276,17 +278,6 @@ def splice_markers(text: str, path: Path, parts: list[str]) -> str:
     return "".join(out)
 
 
-def splice_anchors(text: str, path: Path, start: str, stop: str, part: str) -> str:
-    """Replaces from the line `start` (included) up to the line `stop` (excluded) by `part`."""
-    lines = text.splitlines(keepends=True)
-    try:
-        a = next(i for i, line in enumerate(lines) if line.startswith(start))
-        b = next(i for i in range(a, len(lines)) if lines[i].startswith(stop))
-    except StopIteration:
-        sys.exit(f"{TOOL}: {path}: anchors {start!r} .. {stop!r} not found")
-    return "".join(lines[:a]) + part + "".join(lines[b:])
-
-
 def expected_files(codes) -> dict[Path, str]:
     """Every generated file as it must read."""
     files: dict[Path, str] = {}
@@ -295,12 +286,8 @@ def expected_files(codes) -> dict[Path, str]:
     )
     files[NODE_JS] = splice_markers(NODE_JS.read_text(), NODE_JS, [js_class_names(codes)])
     files[NODE_MJS] = splice_markers(NODE_MJS.read_text(), NODE_MJS, [mjs_exports(codes)])
-    dts = splice_anchors(
-        NODE_DTS.read_text(), NODE_DTS, "export type ErrorCode =", "\n", dts_error_code(codes)
-    )
-    files[NODE_DTS] = splice_anchors(
-        dts, NODE_DTS, "/** `PERMISSION_DENIED`", "/** The error class for each ARCP code",
-        dts_classes(codes),
+    files[NODE_DTS] = splice_markers(
+        NODE_DTS.read_text(), NODE_DTS, [dts_error_code(codes), dts_classes(codes)]
     )
     enum = JAVA_DIR / "ErrorCode.java"
     files[enum] = splice_markers(enum.read_text(), enum, [java_enum_entries(codes)])

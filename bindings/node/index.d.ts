@@ -67,12 +67,14 @@ export interface Narrowed {
   reductions: Reduction[]
 }
 
+// BEGIN generated (scripts/gen-error-tables.py)
 /** The stable ARCP error codes (ARCP section 12). */
 export type ErrorCode =
   | 'PERMISSION_DENIED' | 'LEASE_SUBSET_VIOLATION' | 'LEASE_EXPIRED' | 'BUDGET_EXHAUSTED'
   | 'INVALID_REQUEST' | 'UNAUTHENTICATED' | 'JOB_NOT_FOUND' | 'DUPLICATE_KEY'
   | 'AGENT_NOT_AVAILABLE' | 'AGENT_VERSION_NOT_AVAILABLE' | 'CANCELLED' | 'TIMEOUT'
   | 'RESUME_WINDOW_EXPIRED' | 'HEARTBEAT_LOST' | 'INTERNAL_ERROR'
+// END generated
 
 /** Base class of every error leasekit throws: `.code`, `.retryable`, `.details`. */
 export declare class LeaseError extends Error {
@@ -88,6 +90,7 @@ export declare class LeaseError extends Error {
   /** The code of this class. */
   static readonly code: ErrorCode
 }
+// BEGIN generated (scripts/gen-error-tables.py)
 /** `PERMISSION_DENIED` */
 export declare class PermissionDeniedError extends LeaseError {}
 /** `LEASE_SUBSET_VIOLATION` (details: capability, pattern, witness) */
@@ -118,6 +121,7 @@ export declare class ResumeWindowExpiredError extends LeaseError {}
 export declare class HeartbeatLostError extends LeaseError {}
 /** `INTERNAL_ERROR` (retryable; also a caught native panic) */
 export declare class InternalError extends LeaseError {}
+// END generated
 /** The error class for each ARCP code. */
 export declare const errorClasses: Readonly<Record<ErrorCode, typeof LeaseError>>
 
