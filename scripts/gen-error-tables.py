@@ -26,6 +26,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from generated import splice_markers, write_or_check
+
 ROOT = Path(__file__).resolve().parent.parent
 CODES_JSON = ROOT / "conformance" / "error-codes.json"
 PY_FILE = ROOT / "bindings/python/python/leasekit/_errors.py"
@@ -252,47 +254,27 @@ def java_exception(code: str) -> str:
 
 # ---------- splicing ----------
 
-BEGIN = "BEGIN generated (scripts/gen-error-tables.py)"
-END = "END generated"
 
 
-def splice_markers(text: str, path: Path, parts: list[str]) -> str:
-    """Replaces the lines between each BEGIN/END marker pair, in order, by `parts`."""
-    lines = text.splitlines(keepends=True)
-    out, i, n = [], 0, 0
-    while i < len(lines):
-        out.append(lines[i])
-        if lines[i].strip().endswith(BEGIN):
-            j = i + 1
-            while j < len(lines) and not lines[j].strip().endswith(END):
-                j += 1
-            if j == len(lines) or n == len(parts):
-                sys.exit(f"{TOOL}: {path}: unmatched or extra generated block")
-            out.append(parts[n])
-            n += 1
-            i = j
-            continue
-        i += 1
-    if n != len(parts):
-        sys.exit(f"{TOOL}: {path}: {len(parts)} generated blocks expected, {n} found")
-    return "".join(out)
+def splice(text: str, path: Path, parts: list[str]) -> str:
+    return splice_markers(TOOL, text, path, parts)
 
 
 def expected_files(codes) -> dict[Path, str]:
     """Every generated file as it must read."""
     files: dict[Path, str] = {}
-    files[PY_FILE] = splice_markers(
+    files[PY_FILE] = splice(
         PY_FILE.read_text(), PY_FILE, [py_all(codes), py_classes(codes)]
     )
-    files[NODE_JS] = splice_markers(NODE_JS.read_text(), NODE_JS, [js_class_names(codes)])
-    files[NODE_MJS] = splice_markers(NODE_MJS.read_text(), NODE_MJS, [mjs_exports(codes)])
-    files[NODE_DTS] = splice_markers(
+    files[NODE_JS] = splice(NODE_JS.read_text(), NODE_JS, [js_class_names(codes)])
+    files[NODE_MJS] = splice(NODE_MJS.read_text(), NODE_MJS, [mjs_exports(codes)])
+    files[NODE_DTS] = splice(
         NODE_DTS.read_text(), NODE_DTS, [dts_error_code(codes), dts_classes(codes)]
     )
     enum = JAVA_DIR / "ErrorCode.java"
-    files[enum] = splice_markers(enum.read_text(), enum, [java_enum_entries(codes)])
+    files[enum] = splice(enum.read_text(), enum, [java_enum_entries(codes)])
     base = JAVA_DIR / "LeaseException.java"
-    files[base] = splice_markers(base.read_text(), base, [java_switch(codes)])
+    files[base] = splice(base.read_text(), base, [java_switch(codes)])
     for code, _ in codes:
         if code not in JAVA_HAND_WRITTEN:
             files[JAVA_DIR / f"{java_class(code)}.java"] = java_exception(code)
@@ -320,26 +302,9 @@ def problems_by_hand(codes) -> list[str]:
 
 
 def main() -> int:
-    check = sys.argv[1:] == ["--check"]
-    if sys.argv[1:] not in ([], ["--check"]):
-        print(__doc__)
-        return 2
     codes = load_codes()
-    problems = problems_by_hand(codes)
-    for path, text in expected_files(codes).items():
-        current = path.read_text() if path.exists() else None
-        if current == text:
-            continue
-        if check:
-            problems.append(f"{path.relative_to(ROOT)} differs from {TOOL} (run it to rewrite)")
-        else:
-            path.write_text(text)
-            print(f"wrote {path.relative_to(ROOT)}")
-    for p in problems:
-        print(f"{TOOL}: {p}", file=sys.stderr)
-    if not problems and check:
-        print(f"{TOOL}: error tables up to date ({len(codes)} codes)")
-    return 1 if problems else 0
+    return write_or_check(TOOL, __doc__, expected_files(codes), problems_by_hand(codes),
+                          f"error tables up to date ({len(codes)} codes)")
 
 
 if __name__ == "__main__":

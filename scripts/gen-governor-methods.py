@@ -32,6 +32,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from generated import splice_markers, write_or_check
+
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_JSON = ROOT / "conformance" / "governor-commands.json"
 SURFACE_JSON = ROOT / "conformance" / "surface.json"
@@ -42,8 +44,6 @@ JAVA_FILE = ROOT / "bindings/jvm/src/main/java/dev/leasekit/GovernorApi.java"
 C_FILE = ROOT / "bindings/c/src/governor.rs"
 
 TOOL = "scripts/gen-governor-methods.py"
-BEGIN = f"BEGIN generated ({TOOL})"
-END = "END generated"
 REQUEST_KINDS = {"none", "optional", "required"}
 
 # Node: (parameter, response type) where they are not the generic ones.
@@ -277,62 +277,28 @@ def surface_problems(rows) -> list[str]:
 # ---------- splicing ----------
 
 
-def splice_markers(text: str, path: Path, parts: list[str]) -> str:
-    """Replaces the lines between each BEGIN/END marker pair, in order, by `parts`."""
-    lines = text.splitlines(keepends=True)
-    out, i, n = [], 0, 0
-    while i < len(lines):
-        out.append(lines[i])
-        if lines[i].strip().endswith(BEGIN):
-            j = i + 1
-            while j < len(lines) and not lines[j].strip().endswith(END):
-                j += 1
-            if j == len(lines) or n == len(parts):
-                sys.exit(f"{TOOL}: {path}: unmatched or extra generated block")
-            out.append(parts[n])
-            n += 1
-            i = j
-            continue
-        i += 1
-    if n != len(parts):
-        sys.exit(f"{TOOL}: {path}: {len(parts)} generated blocks expected, {n} found")
-    return "".join(out)
+def splice(text: str, path: Path, parts: list[str]) -> str:
+    return splice_markers(TOOL, text, path, parts)
 
 
 def expected_files(rows) -> dict[Path, str]:
     """Every file with generated parts as it must read."""
     files = {
-        PY_FILE: splice_markers(PY_FILE.read_text(), PY_FILE, [py_methods(rows)]),
-        NODE_JS: splice_markers(NODE_JS.read_text(), NODE_JS, [js_table(rows)]),
-        JAVA_FILE: splice_markers(JAVA_FILE.read_text(), JAVA_FILE, [java_methods(rows)]),
-        C_FILE: splice_markers(C_FILE.read_text(), C_FILE, [c_functions(rows)]),
+        PY_FILE: splice(PY_FILE.read_text(), PY_FILE, [py_methods(rows)]),
+        NODE_JS: splice(NODE_JS.read_text(), NODE_JS, [js_table(rows)]),
+        JAVA_FILE: splice(JAVA_FILE.read_text(), JAVA_FILE, [java_methods(rows)]),
+        C_FILE: splice(C_FILE.read_text(), C_FILE, [c_functions(rows)]),
     }
     dts = [dts_command_type(rows), dts_methods(rows), dts_async_methods(rows)]
     for path in NODE_DTS:
-        files[path] = splice_markers(path.read_text(), path, dts)
+        files[path] = splice(path.read_text(), path, dts)
     return files
 
 
 def main() -> int:
-    check = sys.argv[1:] == ["--check"]
-    if sys.argv[1:] not in ([], ["--check"]):
-        print(__doc__)
-        return 2
     rows = load_commands()
-    problems = surface_problems(rows)
-    for path, text in expected_files(rows).items():
-        if path.read_text() == text:
-            continue
-        if check:
-            problems.append(f"{path.relative_to(ROOT)} differs from {TOOL} (run it to rewrite)")
-        else:
-            path.write_text(text)
-            print(f"wrote {path.relative_to(ROOT)}")
-    for p in problems:
-        print(f"{TOOL}: {p}", file=sys.stderr)
-    if not problems and check:
-        print(f"{TOOL}: governor methods up to date ({len(rows)} commands)")
-    return 1 if problems else 0
+    return write_or_check(TOOL, __doc__, expected_files(rows), surface_problems(rows),
+                          f"governor methods up to date ({len(rows)} commands)")
 
 
 if __name__ == "__main__":
