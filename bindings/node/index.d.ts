@@ -180,21 +180,7 @@ import type {
   GovernorMethods,
   GovernorAsyncMethods,
 } from './governor'
-export type {
-  GovernorPolicy,
-  GovernorOpenOptions,
-  ClientOptions,
-  GovernorCommand,
-  GovernorRequest,
-  GovernorResponse,
-  AcquireRequest,
-  AcquireResponse,
-  ReleaseRequest,
-  ReleaseResponse,
-  RequestEnvelope,
-  GovernorMethods,
-  GovernorAsyncMethods,
-} from './governor'
+export * from './governor'
 export interface Governor extends GovernorMethods, GovernorAsyncMethods {}
 export interface GovernorClient extends GovernorMethods, GovernorAsyncMethods {}
 /** Alias of `matchPattern` (the package's former name, the ARCP TypeScript SDK's). */
