@@ -256,25 +256,21 @@ def java_exception(code: str) -> str:
 
 
 
-def splice(text: str, path: Path, parts: list[str]) -> str:
-    return splice_markers(TOOL, text, path, parts)
+def splice(path: Path, parts: list[str]) -> str:
+    return splice_markers(TOOL, path, parts)
 
 
 def expected_files(codes) -> dict[Path, str]:
     """Every generated file as it must read."""
     files: dict[Path, str] = {}
-    files[PY_FILE] = splice(
-        PY_FILE.read_text(), PY_FILE, [py_all(codes), py_classes(codes)]
-    )
-    files[NODE_JS] = splice(NODE_JS.read_text(), NODE_JS, [js_class_names(codes)])
-    files[NODE_MJS] = splice(NODE_MJS.read_text(), NODE_MJS, [mjs_exports(codes)])
-    files[NODE_DTS] = splice(
-        NODE_DTS.read_text(), NODE_DTS, [dts_error_code(codes), dts_classes(codes)]
-    )
+    files[PY_FILE] = splice(PY_FILE, [py_all(codes), py_classes(codes)])
+    files[NODE_JS] = splice(NODE_JS, [js_class_names(codes)])
+    files[NODE_MJS] = splice(NODE_MJS, [mjs_exports(codes)])
+    files[NODE_DTS] = splice(NODE_DTS, [dts_error_code(codes), dts_classes(codes)])
     enum = JAVA_DIR / "ErrorCode.java"
-    files[enum] = splice(enum.read_text(), enum, [java_enum_entries(codes)])
+    files[enum] = splice(enum, [java_enum_entries(codes)])
     base = JAVA_DIR / "LeaseException.java"
-    files[base] = splice(base.read_text(), base, [java_switch(codes)])
+    files[base] = splice(base, [java_switch(codes)])
     for code, _ in codes:
         if code not in JAVA_HAND_WRITTEN:
             files[JAVA_DIR / f"{java_class(code)}.java"] = java_exception(code)

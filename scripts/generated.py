@@ -12,10 +12,11 @@ ROOT = Path(__file__).resolve().parent.parent
 END = "END generated"
 
 
-def splice_markers(tool: str, text: str, path: Path, parts: list[str]) -> str:
-    """Replaces the lines between each of `tool`'s BEGIN/END marker pairs, in order, by `parts`."""
+def splice_markers(tool: str, path: Path, parts: list[str]) -> str:
+    """`path`'s text with the lines between each of `tool`'s BEGIN/END marker pairs replaced, in
+    order, by `parts`."""
     begin = f"BEGIN generated ({tool})"
-    lines = text.splitlines(keepends=True)
+    lines = path.read_text().splitlines(keepends=True)
     out, i, n = [], 0, 0
     while i < len(lines):
         out.append(lines[i])
