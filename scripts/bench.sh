@@ -43,8 +43,8 @@ bench_rust() {
 }
 
 bench_c() {
-  LEASEKIT_PROFILE=release bash bindings/c/build-c.sh >/dev/null || { skip c "bindings/c/build-c.sh (release) failed"; return; }
-  cc -std=c11 -O2 -Wall -o "$out/bench-c" bench/c/bench.c -Ibindings/c/include -L"$root/target/release" \
+  LEASEKIT_PROFILE=release bash ffi/build-c.sh >/dev/null || { skip c "ffi/build-c.sh (release) failed"; return; }
+  cc -std=c11 -O2 -Wall -o "$out/bench-c" bench/c/bench.c -Iffi/include -L"$root/target/release" \
     -Wl,-rpath,"$root/target/release" -lleasekit_ffi -lcjson || { skip c "compiling bench/c/bench.c failed"; return; }
   run_timed "$out/bench-c" "$out/inputs.json" "$out/c.json" || skip c "harness failed or exceeded ${limit} s"
 }
@@ -53,7 +53,7 @@ bench_python() {
   local venv="$root/target/bench-venv"   # never the test venv (target/py-venv)
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || { skip python "venv failed"; return; }
   "$venv/bin/pip" install -q agentruntimecontrolprotocol==1.1.3 || { skip python "pip install of the ARCP SDK failed"; return; }
-  "$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings/python || { skip python "building the binding failed"; return; }
+  "$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings-python || { skip python "building the binding failed"; return; }
   run_timed "$venv/bin/python" bench/python/bench.py "$out/inputs.json" "$out/python.json" ||
     skip python "harness failed or exceeded ${limit} s"
 }
@@ -62,10 +62,10 @@ bench_node() {
   # Build as scripts/test-node.sh does; keep the checked-in generated files as they were.
   local snap
   snap=$(mktemp -d)
-  cp bindings/node/index.d.ts bindings/node/native.js "$snap/" 2>/dev/null
-  (cd bindings/node && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
+  cp bindings-node/index.d.ts bindings-node/native.js "$snap/" 2>/dev/null
+  (cd bindings-node && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
   local rc=$?
-  cp "$snap/index.d.ts" "$snap/native.js" bindings/node/ 2>/dev/null
+  cp "$snap/index.d.ts" "$snap/native.js" bindings-node/ 2>/dev/null
   rm -rf "$snap"
   [ $rc -eq 0 ] || { skip node "npm ci / napi build failed"; return; }
   run_timed node bench/node/bench.mjs "$out/inputs.json" "$out/node.json" ||
@@ -74,12 +74,12 @@ bench_node() {
 
 bench_jvm() {
   (
-    source bindings/jvm/scripts/common.sh
+    source bindings-jvm/scripts/common.sh
     jvm_build_native && jvm_stage_native_resource || exit 1
-    cd bindings/jvm && mvn -B -q --no-transfer-progress -DskipTests package dependency:build-classpath \
+    cd bindings-jvm && mvn -B -q --no-transfer-progress -DskipTests package dependency:build-classpath \
       -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
   ) || { skip jvm "building the JVM binding (cargo + mvn package) failed"; return; }
-  local cp="bindings/jvm/target/leasekit-0.1.0.jar:$(cat bindings/jvm/target/classpath.txt)"
+  local cp="bindings-jvm/target/leasekit-0.1.0.jar:$(cat bindings-jvm/target/classpath.txt)"
   run_timed java -cp "$cp" bench/jvm/Bench.java "$out/inputs.tsv" "$out/jvm.json" ||
     skip jvm "harness failed or exceeded ${limit} s"
 }

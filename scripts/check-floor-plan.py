@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Checks that every binding's Rust sources follow the one floor plan (issue 14).
+"""Checks that every binding's Rust sources follow the one floor plan.
 
-Each of bindings/{c,python,node,jvm}/src has exactly the common modules below, plus only the
+Each of ffi/src and bindings-{python,node,jvm}/src has exactly the common modules below, plus only the
 optional ones its language needs (README.md, "Layout"). Exits 1 and names
 what is missing or extra.
 """
@@ -15,13 +15,14 @@ COMMON = {
 }
 # Optional modules: injected clocks, panic catching at the C ABI, a hot path (a directory).
 OPTIONAL = {"clock.rs", "boundary.rs", "fast"}
-BINDINGS = ["c", "python", "node", "jvm"]
+# Binding -> its directory at the top level (README.md, "Layout").
+BINDINGS = {"c": "ffi", "python": "bindings-python", "node": "bindings-node", "jvm": "bindings-jvm"}
 
 
 def main():
     bad = []
-    for b in BINDINGS:
-        src = ROOT / "bindings" / b / "src"
+    for b, folder in BINDINGS.items():
+        src = ROOT / folder / "src"
         have = {p.name for p in src.iterdir() if p.suffix == ".rs" or (p.is_dir() and p.name == "fast")}
         missing = sorted(COMMON - have)
         extra = sorted(have - COMMON - OPTIONAL)

@@ -8,7 +8,7 @@ if [ -n "${LEASEKIT_VECTORS:-}" ]; then
   LEASEKIT_VECTORS="$(cd "$LEASEKIT_VECTORS" && pwd)" || { echo "0 passed, 1 failed"; exit 1; }
   export LEASEKIT_VECTORS
 fi
-cd "$root/bindings/node"
+cd "$root/bindings-node"
 if [ ! -d node_modules/@napi-rs/cli ]; then
   npm ci --no-audit --no-fund --loglevel=error || { echo "0 passed, 1 failed"; exit 1; }
 fi

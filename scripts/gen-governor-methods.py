@@ -5,13 +5,13 @@ conformance/governor-commands.json is core's governor `Command::ALL` (core's tes
 core/tests/governor_commands.rs holds it equal): per command its wire name, the snake_case and
 camelCase method names, whether it takes a request (`none`, `optional`: the empty request is
 meaningful, `required`) and a one-sentence doc. From it this script writes:
-  Python  bindings/python/python/leasekit/governor.py   GovernorMethods' forwarders
-  Node    bindings/node/governor.js                     GOVERNOR_COMMANDS (method -> command)
-          bindings/node/governor.d.ts                   GovernorCommand, the GovernorMethods
+  Python  bindings-python/python/leasekit/governor.py   GovernorMethods' forwarders
+  Node    bindings-node/governor.js                     GOVERNOR_COMMANDS (method -> command)
+          bindings-node/governor.d.ts                   GovernorCommand, the GovernorMethods
                                                         and GovernorAsyncMethods declarations
-  Java    bindings/jvm/.../GovernorApi.java             the default methods (Map and JSON forms,
+  Java    bindings-jvm/.../GovernorApi.java             the default methods (Map and JSON forms,
                                                         a no-argument form for `optional`)
-  C       bindings/c/src/governor.rs                    the typed `lk_governor_<snake>` functions
+  C       ffi/src/governor.rs                    the typed `lk_governor_<snake>` functions
                                                         of the commands conformance/surface.json
                                                         gives a C name (cbindgen reads them into
                                                         include/leasekit.h)
@@ -37,11 +37,11 @@ from generated import splice_markers, write_or_check
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_JSON = ROOT / "conformance" / "governor-commands.json"
 SURFACE_JSON = ROOT / "conformance" / "surface.json"
-PY_FILE = ROOT / "bindings/python/python/leasekit/governor.py"
-NODE_JS = ROOT / "bindings/node/governor.js"
-NODE_DTS = ROOT / "bindings/node/governor.d.ts"
-JAVA_FILE = ROOT / "bindings/jvm/src/main/java/dev/leasekit/GovernorApi.java"
-C_FILE = ROOT / "bindings/c/src/governor.rs"
+PY_FILE = ROOT / "bindings-python/python/leasekit/governor.py"
+NODE_JS = ROOT / "bindings-node/governor.js"
+NODE_DTS = ROOT / "bindings-node/governor.d.ts"
+JAVA_FILE = ROOT / "bindings-jvm/src/main/java/dev/leasekit/GovernorApi.java"
+C_FILE = ROOT / "ffi/src/governor.rs"
 
 TOOL = "scripts/gen-governor-methods.py"
 REQUEST_KINDS = {"none", "optional", "required"}

@@ -56,7 +56,8 @@ run "What does this pattern match?" explain net.fetch 'https://*.example.com/**'
 # The governor as a daemon, briefly: start `leasekit serve` on a throwaway state directory,
 # acquire and release one lease over its socket, show the status, stop it with SIGTERM.
 demo=$(mktemp -d)
-trap 'kill "${serve_pid:-}" 2>/dev/null; rm -rf "$demo"' EXIT
+# The trap must not fail the script once the daemon is gone (serve_pid empty): `kill ""` exits 1.
+trap 'if [ -n "${serve_pid:-}" ]; then kill "$serve_pid" 2>/dev/null || true; fi; rm -rf "$demo"' EXIT
 printf '\n%s== Start the governor daemon (leasekit serve) on a throwaway state directory%s\n' "$bold" "$reset"
 printf '$ leasekit serve --state %s --socket %s &\n' '$STATE' '$STATE/leasekit.sock'
 "$lk" serve --state "$demo/state" --socket "$demo/leasekit.sock" 2>"$demo/serve.log" &

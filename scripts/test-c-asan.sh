@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # C under AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer: the C API tests, the
-# governor client tests (against a real `leasekit serve`, bindings/c/tests/with-daemon.sh) and
+# governor client tests (against a real `leasekit serve`, ffi/tests/with-daemon.sh) and
 # the conformance runner built with gcc -fsanitize=address,undefined against the ordinary
 # leasekit-ffi library (Rust allocates through the system malloc, so ASan sees every heap
 # block on both sides of the ABI and LSan reports leaks anywhere in the process). Complements
@@ -13,9 +13,9 @@ profile=${LEASEKIT_PROFILE:-debug}
 out="target/$profile/c-asan"
 pass=0 fail=0 status=0
 
-bash bindings/c/build-c.sh >/dev/null || { echo "c-asan: 0 passed, 1 failed"; exit 1; }
+bash ffi/build-c.sh >/dev/null || { echo "c-asan: 0 passed, 1 failed"; exit 1; }
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-make -s -C bindings/c PROFILE="$profile" OUT="$(pwd)/$out" EXTRA_CFLAGS="$san" \
+make -s -C ffi PROFILE="$profile" OUT="$(pwd)/$out" EXTRA_CFLAGS="$san" \
   "$(pwd)/$out/capi_test" "$(pwd)/$out/conformance" "$(pwd)/$out/governor_client_test" ||
   { echo "c-asan: 0 passed, 1 failed"; exit 1; }
 
@@ -35,7 +35,7 @@ int main(void) {
     return lk_canonicalize_target("fs.read", "/a/../b", &s) == LK_OK ? 0 : 2; /* s leaks */
 }
 C
-cc -std=c11 $san -Ibindings/c/include "$out/leak_canary.c" -L"target/$profile" \
+cc -std=c11 $san -Iffi/include "$out/leak_canary.c" -L"target/$profile" \
   -Wl,-rpath,"$(pwd)/target/$profile" -lleasekit_ffi -o "$out/leak_canary"
 if "$out/leak_canary" >"$log" 2>&1 || ! grep -q 'ERROR: LeakSanitizer: detected memory leaks' "$log"; then
   cat "$log"; echo "LeakSanitizer did not report a known leak: the sanitizer run would prove nothing"
@@ -69,7 +69,7 @@ run "C API tests" "$out/capi_test" "capi: "
 run "conformance vectors" "$out/conformance" ""
 # Against a real `leasekit serve` (scripts/test-c.sh built the CLI; build it if run alone).
 if [ -x "target/$profile/leasekit" ] || cargo build -q -p leasekit-cli $([ "$profile" = release ] && echo --release); then
-  run "governor client" "bash bindings/c/tests/with-daemon.sh $out/governor_client_test" "governor-client: "
+  run "governor client" "bash ffi/tests/with-daemon.sh $out/governor_client_test" "governor-client: "
 else
   echo "governor client: leasekit CLI build failed"; fail=$((fail + 1))
 fi

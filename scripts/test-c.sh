@@ -9,7 +9,7 @@ profile=${LEASEKIT_PROFILE:-debug}
 out="target/$profile/c"
 pass=0 fail=0 status=0
 vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99
-    --num-callers=60 --suppressions=bindings/c/tests/valgrind.supp)
+    --num-callers=60 --suppressions=ffi/tests/valgrind.supp)
 
 # Adds the "N passed, N failed" counts of the last such line of file $1 (prefix $2).
 count() {
@@ -39,7 +39,7 @@ echo "--- typed governor functions (scripts/gen-governor-methods.py --check)"
 if python3 scripts/gen-governor-methods.py --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 
 echo "--- build library and C programs"
-if ! bash bindings/c/build-c.sh; then
+if ! bash ffi/build-c.sh; then
   echo "c: $pass passed, $((fail + 1)) failed"
   exit 1
 fi
@@ -57,7 +57,7 @@ count "$log" "governor: "
 echo "--- governor client C API tests against a real leasekit serve (valgrind)"
 if [ "$profile" = release ]; then cargo build -q -p leasekit-cli --release; else cargo build -q -p leasekit-cli; fi ||
   { status=1; fail=$((fail + 1)); }
-bash bindings/c/tests/with-daemon.sh "${vg[@]}" "$out/governor_client_test" 2>&1 | tee "$log"
+bash ffi/tests/with-daemon.sh "${vg[@]}" "$out/governor_client_test" 2>&1 | tee "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; grep -q '^governor-client: .* 0 failed' "$log" && fail=$((fail + 1)); }
 count "$log" "governor-client: "
 

@@ -8,25 +8,25 @@
 # Last line: "jvm: N passed, N failed" (Surefire's tests + the example).
 set -u
 cd "$(dirname "$0")/.."
-source bindings/jvm/scripts/common.sh
+source bindings-jvm/scripts/common.sh
 
 status=0
 jvm_build_native || { echo "jvm: 0 passed, 1 failed"; exit 1; }
 jvm_build_cli || { echo "jvm: 0 passed, 1 failed"; exit 1; }
 jvm_stage_native_resource
 
-rm -rf bindings/jvm/target/surefire-reports
-(cd bindings/jvm && mvn -B --no-transfer-progress -Dstyle.color=never verify dependency:build-classpath \
+rm -rf bindings-jvm/target/surefire-reports
+(cd bindings-jvm && mvn -B --no-transfer-progress -Dstyle.color=never verify dependency:build-classpath \
   -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime \
   -Dleasekit.library.path="$JVM_LIB" -Dleasekit.cli.path="$JVM_CLI") || status=1
 echo  # Maven leaves ANSI resets without a newline; keep the summary on its own line
 
-read -r pass fail < <(jvm_count_reports bindings/jvm/target/surefire-reports)
+read -r pass fail < <(jvm_count_reports bindings-jvm/target/surefire-reports)
 
 # The example, from the packaged jar only (no library path: the jar's resource is used).
-jar=bindings/jvm/target/leasekit-0.1.0.jar
-if [ -f "$jar" ] && [ -f bindings/jvm/target/classpath.txt ]; then
-  if java -cp "$jar:$(cat bindings/jvm/target/classpath.txt)" examples/java/QuickStart.java; then
+jar=bindings-jvm/target/leasekit-0.1.0.jar
+if [ -f "$jar" ] && [ -f bindings-jvm/target/classpath.txt ]; then
+  if java -cp "$jar:$(cat bindings-jvm/target/classpath.txt)" examples/java/QuickStart.java; then
     pass=$((pass + 1))
   else
     echo "examples/java/QuickStart.java FAILED"

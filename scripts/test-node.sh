@@ -6,7 +6,7 @@
 # Last line: "node: N passed, N failed".
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root/bindings/node"
+cd "$root/bindings-node"
 status=0
 log="$root/target/test-logs"
 mkdir -p "$log"
@@ -36,9 +36,9 @@ npm run --silent build || { echo "napi build failed"; summary 0 1 1; }
 generated_ok=1
 for f in index.d.ts native.js; do
   if ! cmp -s "$f" "$snap/$f"; then
-    echo "bindings/node/$f differs from the checked-in file after regeneration:"
+    echo "bindings-node/$f differs from the checked-in file after regeneration:"
     diff -u "$snap/$f" "$f" | head -n 40
-    echo "(commit the regenerated bindings/node/$f)"
+    echo "(commit the regenerated bindings-node/$f)"
     generated_ok=0
     status=1
   fi

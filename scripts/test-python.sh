@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python: build the wheel with maturin through `pip install ./bindings/python` into a fresh
+# Python: build the wheel with maturin through `pip install ./bindings-python` into a fresh
 # virtual environment under target/, then run every pytest test (unit tests, stub check,
 # example, conformance runner; the GovernorClient tests, the governor example loop and the
 # socket replay of the governor vectors against a real `leasekit serve`). Last line: "python: N passed, N failed".
@@ -16,13 +16,13 @@ fail_summary() { echo "python: 0 passed, 1 failed"; exit 1; }
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || fail_summary
 "$venv/bin/pip" install -q pytest || fail_summary
 # --force-reinstall: a rerun must test the current sources, not an older build.
-"$venv/bin/pip" install --force-reinstall --no-deps ./bindings/python || fail_summary
+"$venv/bin/pip" install --force-reinstall --no-deps ./bindings-python || fail_summary
 
 # The daemon tests start a real `leasekit serve` (the CLI binary of this workspace).
 cargo build -q -p leasekit-cli || fail_summary
 
 out=$(mktemp)
-(cd bindings/python && "$venv/bin/python" -m pytest -p no:cacheprovider -q tests) 2>&1 | tee "$out"
+(cd bindings-python && "$venv/bin/python" -m pytest -p no:cacheprovider -q tests) 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 # rc 5 = no tests collected: that is a failure, not a pass.
 [ "$rc" -ne 0 ] && status=1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rust: fmt check, clippy over the whole workspace (bindings included), and every cargo test
-# of the default members (core, bindings/c, cli); the bindings are tested by their own toolchains.
+# of the default members (core, ffi, cli); the bindings are tested by their own toolchains.
 # First, the conformance vectors must be what their generator writes (counted as one test).
 # The governor's PostgreSQL tests (feature leasekit/postgres) start a throwaway server of their
 # own; scripts/ensure-postgres.sh installs the server binaries when they are missing.

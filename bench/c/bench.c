@@ -2,7 +2,7 @@
  * against the Rust core harness (the FFI cost), plus the adversarial series.
  *
  * Usage: bench INPUTS_JSON OUT_JSON. Writes {"lang": "c", "records": [...]}.
- * Reads the inputs with cJSON (libcjson-dev, installed by bindings/c/build-c.sh). */
+ * Reads the inputs with cJSON (libcjson-dev, installed by ffi/build-c.sh). */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <leasekit.h>

@@ -1,7 +1,7 @@
 // leasekit for Java in one file: build a lease, guard operations, spend an exact budget, and
 // delegate to a child whose lease must be a subset. Runs against the packaged jar:
 //
-//   java -cp bindings/jvm/target/leasekit-0.1.0.jar:<jackson-databind jars>
+//   java -cp bindings-jvm/target/leasekit-0.1.0.jar:<jackson-databind jars>
 // examples/java/QuickStart.java
 //
 // (scripts/test-jvm.sh runs it this way; the native library is loaded from the jar.)

@@ -7,9 +7,9 @@
 // Run a daemon, then the loop:
 //   leasekit serve --socket /tmp/lk.sock --state /tmp/lk-state &
 //   node examples/node/agent-loop.mjs /tmp/lk.sock
-// (after `npm ci && npm run build` in bindings/node/; in your own project the import is
+// (after `npm ci && npm run build` in bindings-node/; in your own project the import is
 // `from 'leasekit'`). The socket defaults to $LEASEKIT_SOCKET, else the daemon's default.
-import { GovernorClient, LeaseError } from '../../bindings/node/index.mjs'
+import { GovernorClient, LeaseError } from '../../bindings-node/index.mjs'
 
 const TASKS = ['summarize the issue', 'draft a reply', 'review the diff', 'write release notes', 'triage the backlog']
 const ACTOR = { orgId: 'acme', workspaceId: 'docs-bot', actorId: 'agent-7', modelId: 'gpt-4o-mini', providerId: 'openai' }

@@ -1,6 +1,6 @@
 // A short tour of the leasekit Node binding: guard a lease, spend an exact budget,
 // delegate, and handle errors by class. Run: node examples/node/example.mjs
-// (after `npm ci && npm run build` in bindings/node/). In your own project this import
+// (after `npm ci && npm run build` in bindings-node/). In your own project this import
 // is `from 'leasekit'`.
 import {
   LeaseGuard,
@@ -8,7 +8,7 @@ import {
   PermissionDeniedError,
   assertLeaseSubset,
   matchGlob,
-} from '../../bindings/node/index.mjs'
+} from '../../bindings-node/index.mjs'
 
 const lease = {
   'net.fetch': ['https://api.example.com/**'],

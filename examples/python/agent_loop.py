@@ -5,7 +5,7 @@ The "agent" wants to fetch a list of URLs. Each fetch is authorized against the 
 budget (a sub-agent records its spend as a metric instead). The loop stops cleanly when the budget runs out. A sub-agent gets a narrower, delegated
 lease whose budget is carved out of ours and returned when it finishes.
 
-Run:  python examples/python/agent_loop.py      (needs `pip install ./bindings/python`)
+Run:  python examples/python/agent_loop.py      (needs `pip install ./bindings-python`)
 No network access is made: fetch() is simulated.
 """
 

@@ -5,7 +5,7 @@ estimated cost; after the call it releases the lease with the actual cost, so th
 spend and concurrency accounting stay exact. A denial (budget, rate or concurrency limit) stops
 the loop cleanly; the release happens even when the model call fails.
 
-Run (needs `pip install ./bindings/python` and a daemon):
+Run (needs `pip install ./bindings-python` and a daemon):
     leasekit serve --socket /tmp/lk.sock --state /tmp/lk-state &
     python examples/python/governor_loop.py /tmp/lk.sock
 With no argument the client uses the default socket ($LEASEKIT_SOCKET, else

@@ -1,4 +1,4 @@
-//! `c_abi`: the C ABI (`bindings/c`, crate `leasekit-ffi`) called with arbitrary bytes, as a C
+//! `c_abi`: the C ABI (`ffi`, crate `leasekit-ffi`) called with arbitrary bytes, as a C
 //! program would: NUL-terminated strings cut at the first NUL, `_n` variants with raw bytes
 //! (invalid UTF-8 and interior NULs included), frames of any length. Every call answers a
 //! status; a failure leaves a last error that is JSON with that status's code, success writes
