@@ -35,7 +35,7 @@ for h in "${headings[@]}"; do
   if grep -qF -- "== $h" "$out"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: make run did not show \"$h\""; fi
 done
 # The daemon part must really have worked: a granted acquire and a release receipt.
-for want in '"granted": true' '"released": true' 'done: see cli/README.md'; do
+for want in '"granted": true' '"classification": "recorded"' 'done: see cli/README.md'; do
   if grep -qF -- "$want" "$out"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: make run output lacks $want"; fi
 done
 echo "run: $pass passed, $fail failed"
