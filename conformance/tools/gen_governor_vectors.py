@@ -2414,6 +2414,67 @@ def wire_errors():
     return v
 
 
+# ============================================================================ 13.1 LeaseGate wire fidelity
+
+LG_INTENTS = ["draft", "brainstorm", "summarize", "codegen", "highAccuracy", "longContext"]
+
+
+@section
+def leasegate_wire_fidelity():
+    v = []
+    sc = Sc("13.1: intentClass takes each of LeaseGate's six values (draft, brainstorm, summarize, codegen, "
+            "highAccuracy, longContext)")
+    for i, intent in enumerate(LG_INTENTS, 1):
+        sc.acq(R(intentClass=intent), grant("lease-%d" % i))
+        sc.rel(REL("lease-%d" % i, 1))
+    v.append(sc)
+    v.append(Sc("13.1, 13.3 step 9: intentClass longContext selects its intentModelTiers entry",
+                {"intentModelTiers": {"longContext": ["big-model"], "codegen": ["gpt-4o-mini"]}})
+             .acq(R(intentClass="longContext"), deny("intent_model_not_allowed"))
+             .acq(R(intentClass="longContext", modelId="big-model"), grant("lease-1"))
+             .acq(R(intentClass="codegen"), grant("lease-2"))
+             .acq(R(intentClass="highAccuracy"), grant("lease-3")))
+    for bad in ["extract", "classify", "plan", "code", "review", "analyze", "long_context", "LongContext"]:
+        v.append(Sc("13.1: intentClass %s is not a LeaseGate value: an invalid payload, nothing reserved" % bad)
+                 .acq(R(intentClass=bad), FAILED)
+                 .metrics({"activeLeases": 0, "spendTodayCents": 0})
+                 .acq(R(), grant("lease-1")))
+    quorum = dict(APPROVAL_POLICY, approvalReviewersByToolCategory={"networkWrite": 2})
+    v.append(Sc("13.1, 13.6: RequestApproval answers requiredReviewers and currentApprovals (0); ReviewApproval "
+                "answers accepted (true for a counted review, false for a self-review or an unknown id); "
+                "GrantApproval answers requiredReviewers and currentApprovals", quorum)
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1", "status": "pending",
+                                              "requiredReviewers": 2, "currentApprovals": 0})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "alice", "approve": True},
+                  {"accepted": False, "message": "self_review_not_allowed", "currentApprovals": 0})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"accepted": True, "status": "pending", "requiredReviewers": 2, "currentApprovals": 1,
+                   "approvalToken": "", "message": "approval pending additional reviewers"})
+             .cmd("ReviewApproval", {"approvalId": "approval-7", "reviewerId": "rev1", "approve": True},
+                  {"accepted": False, "message": "approval not found"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev2"},
+                  {"granted": True, "approvalToken": "appr-1", "requiredReviewers": 2, "currentApprovals": 2})
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-2", "requiredReviewers": 2,
+                                              "currentApprovals": 0})
+             .cmd("ReviewApproval", {"approvalId": "approval-2", "reviewerId": "rev1", "approve": False},
+                  {"accepted": True, "status": "denied", "message": "approval denied"}))
+    v.append(Sc("13.1, 13.4: a receipt's approvalChain decisions are ApprovalDecisionStatus values (granted); the "
+                "queue's reviews likewise", dict(quorum, spendSpikeCents=1000))
+             .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"accepted": True, "currentApprovals": 1})
+             .cmd("ListPendingApprovals", {},
+                  {"items": [{"approvalId": "approval-1", "requiredReviewers": 2, "currentApprovals": 1,
+                              "reviews": [{"reviewerId": "rev1", "decision": "granted"}]}]})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev2", "approve": True},
+                  {"accepted": True, "status": "granted", "approvalToken": "appr-1"})
+             .acq(PUB(approvalToken="appr-1"), grant("lease-1"))
+             .rel(REL("lease-1", 25), {"classification": "recorded", "receipt": {
+                 "leaseId": "lease-1", "approvalChain": [{"reviewerId": "rev1", "decision": "granted"},
+                                                         {"reviewerId": "rev2", "decision": "granted"}]}}))
+    return v
+
+
 # ============================================================================ 13.1 frames (frame_decode)
 
 MAX_FRAME = 16777216

@@ -775,8 +775,8 @@ impl Engine {
                 .map(|c| ContextSummaryTrace {
                     source_id: c.source_id.clone(),
                     original_tokens: c.tokens,
-                    target_tokens: target as u32,
-                    rule: "summarization_target_tokens".into(),
+                    summarized_tokens: target as u32,
+                    policy_rule: "summarization_target_tokens".into(),
                 })
                 .collect();
             if !plan.summaries.is_empty() {

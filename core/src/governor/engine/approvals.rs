@@ -58,6 +58,7 @@ impl Engine {
             status: ApprovalDecisionStatus::Pending,
             expires_at_utc: format_time_ms(expires),
             required_reviewers: required,
+            current_approvals: 0,
             message: "approval request created".into(),
             idempotency_key: req.idempotency_key.clone(),
         };
@@ -136,11 +137,16 @@ impl Engine {
             .retain(|r| !r.reviewer_id.eq_ignore_ascii_case(&req.reviewer_id));
         a.reviews.push(ApprovalDecisionTrace {
             reviewer_id: req.reviewer_id.clone(),
-            decision: if req.approve { "approved" } else { "denied" }.into(),
+            decision: if req.approve {
+                ApprovalDecisionStatus::Granted
+            } else {
+                ApprovalDecisionStatus::Denied
+            },
             reviewed_at_utc: now,
             comment: req.comment.clone(),
             scope,
         });
+        out.accepted = true;
         let mut token = String::new();
         if !req.approve {
             a.status = ApprovalDecisionStatus::Denied;
@@ -205,6 +211,8 @@ impl Engine {
             expires_at_utc: expires,
             message: r.message,
             idempotency_key: req.idempotency_key,
+            required_reviewers: r.required_reviewers,
+            current_approvals: r.current_approvals,
         }
     }
 
@@ -258,7 +266,7 @@ impl Engine {
                     expires_at_utc: format_time_ms(a.expires_at),
                     required_reviewers: a.required,
                     current_approvals: approvals_of(a),
-                    reviewers: a.reviews.clone(),
+                    reviews: a.reviews.clone(),
                 })
                 .collect(),
         }
@@ -268,6 +276,6 @@ impl Engine {
 fn approvals_of(a: &ApprovalRec) -> u32 {
     a.reviews
         .iter()
-        .filter(|r| r.decision == "approved")
+        .filter(|r| r.decision == ApprovalDecisionStatus::Granted)
         .count() as u32
 }

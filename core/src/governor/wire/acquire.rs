@@ -174,10 +174,13 @@ pub struct ContextSummaryTrace {
     pub source_id: String,
     /// Tokens before.
     pub original_tokens: u32,
-    /// Target tokens.
-    pub target_tokens: u32,
-    /// The rule that applied (`summarization_target_tokens`).
-    pub rule: String,
+    /// Tokens to summarize the source to (`targetTokens` in stores written before the
+    /// LeaseGate name).
+    #[serde(alias = "targetTokens")]
+    pub summarized_tokens: u32,
+    /// The rule that applied (`summarization_target_tokens`; `rule` in older stores).
+    #[serde(alias = "rule")]
+    pub policy_rule: String,
 }
 
 /// One reduction narrowing made to a `requestedLease` (SEMANTICS 10).
@@ -204,6 +207,7 @@ pub struct AcquireResponse {
     /// Lease id (empty on a denial).
     pub lease_id: String,
     /// Expiry (`0001-01-01T00:00:00.000Z` on a denial).
+    #[serde(default = "super::time::none", serialize_with = "super::time::write")]
     pub expires_at_utc: String,
     /// Constraints.
     pub constraints: LeaseConstraintsWire,

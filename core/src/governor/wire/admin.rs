@@ -32,8 +32,10 @@ pub struct MetricsSnapshot {
 #[serde(rename_all = "camelCase", default)]
 pub struct StatusResponse {
     /// Now.
+    #[serde(default = "super::time::none", serialize_with = "super::time::write")]
     pub timestamp_utc: String,
     /// When this governor object was opened.
+    #[serde(default = "super::time::none", serialize_with = "super::time::write")]
     pub started_at_utc: String,
     /// Always true while answering.
     pub healthy: bool,

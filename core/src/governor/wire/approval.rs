@@ -1,6 +1,6 @@
 //! Approvals: request, grant, deny, review, list.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::enums::{ApprovalDecisionStatus, ToolCategory};
 
@@ -9,6 +9,9 @@ fn default_ttl() -> u64 {
 }
 fn default_true() -> bool {
     true
+}
+fn default_one() -> u32 {
+    1
 }
 
 /// `ApprovalRequest`.
@@ -55,7 +58,7 @@ impl Default for ApprovalRequest {
 }
 
 /// `ApprovalRequestResponse`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ApprovalRequestResponse {
     /// New approval id.
@@ -63,13 +66,31 @@ pub struct ApprovalRequestResponse {
     /// Status (`pending`).
     pub status: ApprovalDecisionStatus,
     /// Expiry.
+    #[serde(default = "super::time::none", serialize_with = "super::time::write")]
     pub expires_at_utc: String,
-    /// Reviewers needed.
+    /// Reviewers needed (default 1).
+    #[serde(default = "default_one")]
     pub required_reviewers: u32,
+    /// Distinct approving reviewers so far (0 for a new request).
+    pub current_approvals: u32,
     /// Message.
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
+}
+
+impl Default for ApprovalRequestResponse {
+    fn default() -> Self {
+        ApprovalRequestResponse {
+            approval_id: String::new(),
+            status: ApprovalDecisionStatus::Pending,
+            expires_at_utc: String::new(),
+            required_reviewers: 1,
+            current_approvals: 0,
+            message: String::new(),
+            idempotency_key: String::new(),
+        }
+    }
 }
 
 /// `GrantApprovalRequest` (a one-reviewer approve).
@@ -87,20 +108,39 @@ pub struct GrantApprovalRequest {
 }
 
 /// `GrantApprovalResponse`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct GrantApprovalResponse {
     /// True once the approval is granted.
     pub granted: bool,
     /// The token (only when granted).
     pub approval_token: String,
-    /// Expiry.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    /// Expiry of the granted approval (`0001-01-01T00:00:00.000Z` when not granted).
+    #[serde(default = "super::time::none", serialize_with = "super::time::write")]
     pub expires_at_utc: String,
     /// Message.
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
+    /// Reviewers needed (default 1).
+    #[serde(default = "default_one")]
+    pub required_reviewers: u32,
+    /// Distinct approving reviewers so far.
+    pub current_approvals: u32,
+}
+
+impl Default for GrantApprovalResponse {
+    fn default() -> Self {
+        GrantApprovalResponse {
+            granted: false,
+            approval_token: String::new(),
+            expires_at_utc: String::new(),
+            message: String::new(),
+            idempotency_key: String::new(),
+            required_reviewers: 1,
+            current_approvals: 0,
+        }
+    }
 }
 
 /// `DenyApprovalRequest`.
@@ -146,25 +186,55 @@ pub struct ReviewApprovalRequest {
 }
 
 /// `ReviewApprovalResponse`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ReviewApprovalResponse {
+    /// True when this review was recorded (and counts toward the quorum or denies); false
+    /// for a refused one (`self_review_not_allowed`, an unknown, denied or expired approval).
+    pub accepted: bool,
     /// Approval id.
     pub approval_id: String,
     /// Status (absent for an unknown id).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<ApprovalDecisionStatus>,
-    /// Token once granted.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    /// Token when this review granted the approval (else empty).
     pub approval_token: String,
     /// Distinct approving reviewers so far.
     pub current_approvals: u32,
-    /// Reviewers needed.
+    /// Reviewers needed (default 1).
+    #[serde(default = "default_one")]
     pub required_reviewers: u32,
     /// Message.
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
+}
+
+impl Default for ReviewApprovalResponse {
+    fn default() -> Self {
+        ReviewApprovalResponse {
+            accepted: false,
+            approval_id: String::new(),
+            status: None,
+            approval_token: String::new(),
+            current_approvals: 0,
+            required_reviewers: 1,
+            message: String::new(),
+            idempotency_key: String::new(),
+        }
+    }
+}
+
+/// Reads a review's decision: an `ApprovalDecisionStatus`, or `approved` (an approving review
+/// in stores written before the LeaseGate name) as `granted`.
+fn decision<'de, D: Deserializer<'de>>(d: D) -> Result<ApprovalDecisionStatus, D::Error> {
+    let text = String::deserialize(d)?;
+    if text == "approved" {
+        return Ok(ApprovalDecisionStatus::Granted);
+    }
+    ApprovalDecisionStatus::parse(&text).ok_or_else(|| {
+        serde::de::Error::unknown_variant(&text, &["pending", "granted", "denied", "expired"])
+    })
 }
 
 /// One review of an approval.
@@ -173,9 +243,11 @@ pub struct ReviewApprovalResponse {
 pub struct ApprovalDecisionTrace {
     /// Reviewer.
     pub reviewer_id: String,
-    /// `approved` or `denied`.
-    pub decision: String,
+    /// `granted` (an approving review) or `denied`.
+    #[serde(deserialize_with = "decision")]
+    pub decision: ApprovalDecisionStatus,
     /// When.
+    #[serde(default = "super::time::none", serialize_with = "super::time::write")]
     pub reviewed_at_utc: String,
     /// Comment.
     pub comment: String,
@@ -220,13 +292,15 @@ pub struct ApprovalQueueItem {
     /// Status.
     pub status: ApprovalDecisionStatus,
     /// Expiry.
+    #[serde(default = "super::time::none", serialize_with = "super::time::write")]
     pub expires_at_utc: String,
-    /// Reviewers needed.
+    /// Reviewers needed (default 1).
+    #[serde(default = "default_one")]
     pub required_reviewers: u32,
     /// Approvals so far.
     pub current_approvals: u32,
     /// Reviews so far.
-    pub reviewers: Vec<ApprovalDecisionTrace>,
+    pub reviews: Vec<ApprovalDecisionTrace>,
 }
 
 /// `ApprovalQueueResponse`.

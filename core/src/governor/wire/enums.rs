@@ -109,13 +109,12 @@ wire_enum!(
         HubIssued = "hubIssued" } default LocalIssued);
 
 wire_enum!(
-    /// The intent of a request (drives `intentModelTiers` and `intentMaxCostCents`).
+    /// The intent of a request (drives `intentModelTiers` and `intentMaxCostCents`): LeaseGate's
+    /// `IntentClass`, exactly its six values.
     IntentClass { /// Drafting (the default).
-        Draft = "draft", /// Summarizing.
-        Summarize = "summarize", /// Extracting.
-        Extract = "extract", /// Classifying.
-        Classify = "classify", /// Planning.
-        Plan = "plan", /// Writing code.
-        Code = "code", /// Reviewing.
-        Review = "review", /// Analyzing.
-        Analyze = "analyze" } default Draft);
+        Draft = "draft", /// Brainstorming.
+        Brainstorm = "brainstorm", /// Summarizing.
+        Summarize = "summarize", /// Generating code.
+        Codegen = "codegen", /// A call that needs high accuracy.
+        HighAccuracy = "highAccuracy", /// A call with a long context.
+        LongContext = "longContext" } default Draft);

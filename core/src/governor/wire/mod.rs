@@ -24,6 +24,22 @@ pub use tool::*;
 /// The `expiresAtUtc` of a denial (LeaseGate's `DateTimeOffset.MinValue`).
 pub const NO_EXPIRY: &str = "0001-01-01T00:00:00.000Z";
 
+/// The time fields of responses (LeaseGate's `DateTimeOffset`s). A field left empty inside
+/// leasekit means "no time": it is written as [`NO_EXPIRY`], and an absent one reads as that.
+pub(crate) mod time {
+    use serde::Serializer;
+
+    /// The value of an absent time field.
+    pub fn none() -> String {
+        super::NO_EXPIRY.to_string()
+    }
+
+    /// Writes the time, or [`super::NO_EXPIRY`] for an empty one.
+    pub fn write<S: Serializer>(t: &str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(if t.is_empty() { super::NO_EXPIRY } else { t })
+    }
+}
+
 /// Formats unix milliseconds as RFC 3339 UTC with milliseconds and `Z`.
 pub fn format_time_ms(ms: i64) -> String {
     let secs = ms.div_euclid(1000);

@@ -79,6 +79,7 @@ pub struct LeaseReceipt {
     /// `entryHash` of the `lease_released` audit record.
     pub audit_entry_hash: String,
     /// Time of the release.
+    #[serde(default = "super::time::none", serialize_with = "super::time::write")]
     pub timestamp_utc: String,
     /// Reviews of the approval the lease used.
     pub approval_chain: Vec<ApprovalDecisionTrace>,

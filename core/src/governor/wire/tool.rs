@@ -50,7 +50,8 @@ pub struct ToolSubLeaseResponse {
     pub granted: bool,
     /// Sub-lease id.
     pub tool_sub_lease_id: String,
-    /// Expiry (the parent's).
+    /// Expiry (the parent's; `0001-01-01T00:00:00.000Z` on a denial).
+    #[serde(default = "super::time::none", serialize_with = "super::time::write")]
     pub expires_at_utc: String,
     /// Calls allowed.
     pub allowed_calls: u32,
@@ -121,6 +122,12 @@ pub struct ToolExecutionResponse {
     pub denied_reason: String,
     /// Recommendation.
     pub recommendation: String,
+    /// Output bytes of the call: always 0, the governor runs nothing (SEMANTICS 13.8).
+    pub output_bytes: u64,
+    /// Duration of the call: always 0, the governor runs nothing.
+    pub duration_ms: u64,
+    /// Output preview: always empty, the governor runs nothing.
+    pub output_preview: String,
     /// Effective timeout (min of request and sub-lease).
     pub timeout_ms: u64,
     /// Effective output ceiling (min of request and sub-lease).
