@@ -349,6 +349,17 @@ impl Governor {
         }
     }
 
+    /// Runs `f` on the engine as one command, committed like any other (a test tool: fault
+    /// injection and simulations use it, e.g. to make a command panic half-way). Not for
+    /// production: `f` can break the engine's invariants.
+    #[doc(hidden)]
+    pub fn run_command<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Engine) -> crate::Result<R> + Send + 'static,
+    ) -> crate::Result<R> {
+        self.run(f)
+    }
+
     /// Runs `f` with read access to the engine (tests, invariants).
     pub fn with_engine<R>(&self, f: impl FnOnce(&Engine) -> R) -> R {
         f(&lock(&self.inner.engine))
