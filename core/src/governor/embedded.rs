@@ -2,7 +2,16 @@
 //! typed methods. With a durable store every command's changes are committed before its
 //! answer; commands that arrive while a commit is in flight (or within the group window)
 //! share the next transaction, each answered only after it.
+//!
+//! Failures (SEMANTICS 13.16): when a commit fails (or its outcome is unknown), a command
+//! panics, or the store panics, the engine's image holds changes the store may not: it is
+//! marked broken, every command decided on it and not yet committed answers
+//! `store_unavailable`, and before the next command runs the image is rebuilt from what the
+//! store holds (no sweep is run and nothing is discarded there: the next command sweeps and
+//! commits as usual). A store that keeps no rows (the plain in-memory store) cannot be
+//! reloaded: its governor then refuses every later command.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -22,14 +31,70 @@ use crate::{Clock, Error, ErrorCode, SystemClock};
 struct CommitState {
     pending_count: u64,
     next_seq: u64,
+    /// The highest command (by seq) whose changes left the engine: taken into a batch, or
+    /// failed by a break (then discarded by the rebuild).
+    taken: u64,
+    /// The highest command of a batch that committed.
     committed: u64,
     leader: bool,
     /// The leader is waiting for the commands of its batch to arrive.
     gathering: bool,
+    /// A taken batch is being written (its outcome is not known yet).
+    in_flight: bool,
     /// Commands inside [`Governor::run`] (deciding, queued or waiting for their commit).
     active: u64,
-    poisoned: bool,
-    failed: Vec<(u64, u64, String)>,
+    /// Why the engine's image must be rebuilt from the store before the next command.
+    broken: Option<String>,
+    /// Commands that failed: ranges of seqs, the waiters still to collect it, the reason.
+    failed: Vec<Failed>,
+}
+
+struct Failed {
+    lo: u64,
+    hi: u64,
+    left: u64,
+    msg: String,
+}
+
+impl CommitState {
+    /// Fails commands `lo..=hi` (each waiter collects the failure once).
+    fn fail(&mut self, lo: u64, hi: u64, msg: &str) {
+        if lo <= hi {
+            self.failed.push(Failed {
+                lo,
+                hi,
+                left: hi - lo + 1,
+                msg: msg.to_string(),
+            });
+        }
+    }
+
+    /// The failure of command `seq`, if it failed (collected: removed once every command of
+    /// its range has collected it).
+    fn take_failed(&mut self, seq: u64) -> Option<String> {
+        let i = self
+            .failed
+            .iter()
+            .position(|f| (f.lo..=f.hi).contains(&seq))?;
+        let f = &mut self.failed[i];
+        f.left -= 1;
+        let msg = f.msg.clone();
+        if f.left == 0 {
+            self.failed.swap_remove(i);
+        }
+        Some(msg)
+    }
+
+    /// Marks the image broken: every command decided on it and not yet taken fails.
+    fn break_image(&mut self, why: &str) {
+        let (lo, hi) = (self.taken + 1, self.next_seq);
+        self.fail(lo, hi, why);
+        self.taken = self.next_seq;
+        self.pending_count = 0;
+        if self.broken.is_none() {
+            self.broken = Some(why.to_string());
+        }
+    }
 }
 
 struct Shared {
@@ -42,7 +107,8 @@ struct Shared {
     window: Duration,
     group: bool,
     started: i64,
-    rebuild: Box<dyn Fn() -> crate::Result<Engine> + Send + Sync>,
+    /// Rebuilds the engine's image from what the store holds (no sweep, no changes).
+    reload: Box<dyn Fn() -> crate::Result<Engine> + Send + Sync>,
     /// A shared store (PostgreSQL): every batch is decided inside the store's transaction.
     fleet: Option<Fleet>,
 }
@@ -90,6 +156,39 @@ fn internal(msg: impl Into<String>) -> Error {
     Error::new(ErrorCode::InternalError, msg)
 }
 
+/// A message without its `store_unavailable: ` prefix and ` (retryable)` suffix.
+fn bare(msg: &str) -> &str {
+    let m = msg.strip_prefix("store_unavailable: ").unwrap_or(msg);
+    m.strip_suffix(" (retryable)").unwrap_or(m)
+}
+
+/// A retryable `store_unavailable` error (SEMANTICS 13.16).
+fn unavailable(msg: &str) -> Error {
+    internal(format!("store_unavailable: {} (retryable)", bare(msg)))
+}
+
+/// The answer of a command decided on an image that broke before its changes were committed:
+/// not committed, or its outcome unknown; a retry with the same key is right either way.
+fn not_committed(why: &str) -> Error {
+    unavailable(&format!(
+        "{}; the command may not have been committed: retry with the same idempotencyKey",
+        bare(why)
+    ))
+}
+
+/// Why an image broke after a store call failed.
+fn commit_failed(e: &Error) -> String {
+    format!(
+        "the store's commit failed, its outcome is unknown ({})",
+        bare(e.message())
+    )
+}
+
+/// A store call or engine step that panicked, as an error.
+fn caught<R>(what: &str, f: impl FnOnce() -> crate::Result<R>) -> crate::Result<R> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(internal(format!("{what} panicked"))))
+}
+
 impl Governor {
     /// A governor on `store` with `policy` (recorded as the first activation of a fresh
     /// store; a reopened store keeps its last activated policy), construction `options`, a
@@ -116,28 +215,28 @@ impl Governor {
         } else {
             (None, None)
         };
-        let rebuild = {
+        let open = {
             let (store, policy, options, clock) = (
                 store.clone(),
                 policy.clone(),
                 options.clone(),
                 clock.clone(),
             );
-            move || {
-                Engine::open(
-                    store.load()?,
-                    policy.clone(),
-                    options.clone(),
-                    clock.clone(),
-                    ids,
-                    store.wants_rows(),
-                )
+            move |restart: bool| {
+                let snapshot = store.load()?;
+                let (policy, options, clock) = (policy.clone(), options.clone(), clock.clone());
+                let track = store.wants_rows();
+                if restart {
+                    Engine::open(snapshot, policy, options, clock, ids, track)
+                } else {
+                    Engine::open_image(snapshot, policy, options, clock, ids, track)
+                }
             }
         };
         let engine = match shared_engine {
             Some(e) => e,
             None => {
-                let mut engine = rebuild()?;
+                let mut engine = open(true)?;
                 // The first open of a store records the construction policy (and a reopen's
                 // sweep).
                 let first = engine.take_changes();
@@ -153,11 +252,13 @@ impl Governor {
                 commit: Mutex::new(CommitState {
                     pending_count: 0,
                     next_seq: 0,
+                    taken: 0,
                     committed: 0,
                     leader: false,
                     gathering: false,
+                    in_flight: false,
                     active: 0,
-                    poisoned: false,
+                    broken: None,
                     failed: Vec::new(),
                 }),
                 cv: Condvar::new(),
@@ -165,7 +266,7 @@ impl Governor {
                 window,
                 group,
                 started,
-                rebuild: Box::new(rebuild),
+                reload: Box::new(move || open(false)),
                 fleet,
             }),
         })
@@ -238,27 +339,47 @@ impl Governor {
         // the commands it knows are on their way (durable stores only).
         let _active = s.group.then(|| Active::enter(s));
         let mut eng = lock(&s.engine);
-        {
-            let mut c = lock(&s.commit);
-            if c.poisoned {
-                *eng = (s.rebuild)()?;
-                let _ = eng.take_changes();
-                c.poisoned = false;
-            }
-        }
-        eng.begin(s.store.audit_writable())?;
-        eng.set_caller(super::access::current_caller());
-        let out = f(&mut eng);
+        self.repair(&mut eng)?;
+        let caller = super::access::current_caller();
+        let audit_ok = s.store.audit_writable();
+        let out = catch_unwind(AssertUnwindSafe(|| {
+            eng.begin(audit_ok)?;
+            eng.set_caller(caller);
+            f(&mut eng)
+        }));
+        let Ok(out) = out else {
+            // The image holds whatever the command changed before it panicked.
+            lock(&s.commit).break_image("a command panicked while this one was pending");
+            let _ = self.repair(&mut eng);
+            return Err(internal(
+                "the command panicked; nothing of it was committed and the governor reloaded \
+                 its state from the store",
+            ));
+        };
         if !s.group {
             let batch = eng.take_changes();
-            let r = s.store.commit(batch);
-            drop(eng);
-            return r.and(out);
+            if batch.is_empty() {
+                return out;
+            }
+            return match caught("the store's commit", || s.store.commit(batch)) {
+                Ok(()) => out,
+                Err(e) => {
+                    let why = commit_failed(&e);
+                    lock(&s.commit).break_image(&why);
+                    let _ = self.repair(&mut eng);
+                    Err(not_committed(&why))
+                }
+            };
         }
         // Durable store: the changes stay in the engine until a leader takes them for the next
         // transaction (rows are serialized once per batch, not once per command).
         let seq = {
             let mut c = lock(&s.commit);
+            if let Some(why) = &c.broken {
+                // A batch failed while this command was deciding on the image that held it:
+                // its changes go with the rebuild.
+                return Err(not_committed(why));
+            }
             c.next_seq += 1;
             c.pending_count += 1;
             if c.gathering && c.pending_count >= c.active {
@@ -271,19 +392,50 @@ impl Governor {
         out
     }
 
+    /// Rebuilds a broken image from the store (after any batch being written has its
+    /// outcome). A store that keeps no rows cannot be reloaded: the error then stays.
+    fn repair(&self, eng: &mut Engine) -> crate::Result<()> {
+        let s = &*self.inner;
+        let mut c = lock(&s.commit);
+        if c.broken.is_none() {
+            return Ok(());
+        }
+        // The leader of a batch in flight needs only the commit lock to finish.
+        while c.in_flight {
+            c = s.cv.wait(c).unwrap_or_else(|p| p.into_inner());
+        }
+        let Some(why) = c.broken.clone() else {
+            return Ok(());
+        };
+        drop(c);
+        if !s.store.wants_rows() {
+            return Err(unavailable(&format!(
+                "{why}; this in-memory store keeps no state to reload, so the governor refuses \
+                 every command: open a new one"
+            )));
+        }
+        match caught("reloading the store", || (s.reload)()) {
+            Ok(fresh) => {
+                *eng = fresh;
+                lock(&s.commit).broken = None;
+                Ok(())
+            }
+            Err(e) => Err(unavailable(&format!(
+                "{why}; reloading the store failed: {}",
+                e.message()
+            ))),
+        }
+    }
+
     fn wait_commit(&self, seq: u64) -> crate::Result<()> {
         let s = &*self.inner;
         let mut c = lock(&s.commit);
         loop {
+            if let Some(m) = c.take_failed(seq) {
+                return Err(not_committed(&m));
+            }
             if c.committed >= seq {
-                return match c
-                    .failed
-                    .iter()
-                    .find(|(lo, hi, _)| (*lo..=*hi).contains(&seq))
-                {
-                    Some((_, _, m)) => Err(internal(format!("state not committed: {m}"))),
-                    None => Ok(()),
-                };
+                return Ok(());
             }
             if !c.leader {
                 c.leader = true;
@@ -311,35 +463,45 @@ impl Governor {
                 // Take the changes of every command so far (engine lock, then commit lock: the
                 // order commands use).
                 let mut eng = lock(&s.engine);
-                let batch = eng.take_changes();
                 c = lock(&s.commit);
-                let (lo, hi) = (c.committed + 1, c.next_seq);
+                if c.broken.is_some() || c.taken >= c.next_seq {
+                    // Everything pending failed with the image (or another leader took it).
+                    c.leader = false;
+                    s.cv.notify_all();
+                    continue;
+                }
+                let batch = caught("serializing the changes", || Ok(eng.take_changes()));
+                let (lo, hi) = (c.taken + 1, c.next_seq);
+                c.taken = hi;
                 c.pending_count = 0;
+                c.in_flight = true;
                 drop(c);
                 drop(eng);
-                let r = s.store.commit(batch);
+                let r = batch.and_then(|b| {
+                    if b.is_empty() {
+                        Ok(())
+                    } else {
+                        caught("the store's commit", || s.store.commit(b))
+                    }
+                });
                 c = lock(&s.commit);
                 c.leader = false;
+                c.in_flight = false;
                 match r {
                     Ok(()) => c.committed = hi,
                     Err(e) => {
-                        // Everything answered since was decided on state that is not stored:
-                        // fail it all and rebuild the engine from the store.
+                        // Everything decided since was decided on state that is not stored:
+                        // it all fails, and the image is rebuilt from the store at once (or,
+                        // when that fails, before the next command).
+                        let why = commit_failed(&e);
+                        c.fail(lo, hi, &why);
+                        c.break_image(&why);
+                        s.cv.notify_all();
                         drop(c);
                         let mut eng = lock(&s.engine);
-                        c = lock(&s.commit);
-                        let upto = c.next_seq;
-                        c.failed.push((lo, upto, e.message().to_string()));
-                        c.pending_count = 0;
-                        c.committed = upto;
-                        match (s.rebuild)() {
-                            Ok(mut fresh) => {
-                                let _ = fresh.take_changes();
-                                *eng = fresh;
-                            }
-                            Err(_) => c.poisoned = true,
-                        }
+                        let _ = self.repair(&mut eng);
                         drop(eng);
+                        c = lock(&s.commit);
                     }
                 }
                 s.cv.notify_all();
@@ -347,6 +509,17 @@ impl Governor {
             }
             c = s.cv.wait(c).unwrap_or_else(|p| p.into_inner());
         }
+    }
+
+    /// Runs `f` on the engine as one command, committed like any other (a test tool: fault
+    /// injection and simulations use it, e.g. to make a command panic half-way). Not for
+    /// production: `f` can break the engine's invariants.
+    #[doc(hidden)]
+    pub fn run_command<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Engine) -> crate::Result<R> + Send + 'static,
+    ) -> crate::Result<R> {
+        self.run(f)
     }
 
     /// Runs `f` with read access to the engine (tests, invariants).

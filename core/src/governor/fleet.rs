@@ -184,7 +184,13 @@ impl Fleet {
                 self.cv.notify_all();
                 drop(q);
                 if failed.is_none()
-                    && let Err(e) = store.settle()
+                    && let Err(e) = catch_unwind(AssertUnwindSafe(|| store.settle()))
+                        .unwrap_or_else(|_| {
+                            Err(internal(
+                                "store_unavailable: waiting for the commit to be durable \
+                                 panicked; its outcome is unknown (retryable)",
+                            ))
+                        })
                 {
                     // The commit may be lost: rebuild the image at the next batch.
                     *lock(&self.seen) = None;
@@ -220,7 +226,12 @@ impl Fleet {
                 Ok(eng.take_changes())
             })
         }))
-        .unwrap_or_else(|_| Err(internal("a command panicked; nothing was committed")));
+        .unwrap_or_else(|_| {
+            Err(internal(
+                "store_unavailable: a command of this batch (or the store) panicked; nothing of \
+                 the batch was committed (retryable)",
+            ))
+        });
         let failed = match result {
             Ok(v) => {
                 *seen = Some(v);

@@ -8,6 +8,7 @@
 //! there the governor decides each batch inside [`Store::transact`], after the store has
 //! locked its meta row and handed over what the others committed ([`Refresh`]).
 
+pub mod faulty;
 pub mod memory;
 #[cfg(feature = "postgres")]
 pub mod postgres;
@@ -17,6 +18,7 @@ pub mod sqlite;
 
 use std::collections::BTreeMap;
 
+pub use faulty::{Fault, FaultyStore, Injected, StoreOp};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
