@@ -41,6 +41,8 @@ fn start_load_daemon() -> Daemon {
 fn start_load_daemon_with(extra: &[&str]) -> Daemon {
     let dir = daemon::temp_dir("load");
     let mut args = load_policy_args(&dir);
+    // Every client here is one uid: room for 64 clients plus the ones still closing.
+    args.extend(["--max-connections-per-uid".to_string(), "256".to_string()]);
     args.extend(extra.iter().map(|s| s.to_string()));
     Daemon::start_in(&dir, args)
 }

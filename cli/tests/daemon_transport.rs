@@ -164,7 +164,15 @@ fn many_requests_per_connection_and_one_per_connection() {
 
 #[test]
 fn a_thousand_idle_connections_do_not_block_others_and_are_closed_when_idle() {
-    let d = Daemon::start(&["--store", "memory", "--idle-timeout", "2"]);
+    // One uid here, so its cap is raised past the 1000.
+    let d = Daemon::start(&[
+        "--store",
+        "memory",
+        "--idle-timeout",
+        "2",
+        "--max-connections-per-uid",
+        "1100",
+    ]);
     let idle: Vec<UnixStream> = (0..1000).map(|_| connect(&d)).collect();
     let t = Instant::now();
     for _ in 0..20 {

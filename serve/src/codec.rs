@@ -1,17 +1,20 @@
-//! The socket's frame codec (SEMANTICS 13.1) on top of tokio-util's `LengthDelimitedCodec`:
-//! a 4-byte little-endian length, then that many bytes of UTF-8 JSON.
+//! The socket's frame codec (SEMANTICS 13.1), a tokio-util `Decoder`/`Encoder`: a 4-byte
+//! little-endian length, then that many bytes of UTF-8 JSON.
 //!
 //! The length is read as a signed 32-bit integer: a length <= 0 or > 16 777 216 is an error
 //! (the message for the latter contains `exceeds maximum`), and a stream that ends inside a
-//! frame is an error. The inner codec reads the prefix as unsigned, which would turn `-1` into
-//! "too big" and accept a zero length, and its `decode_eof` would take an end of stream right
-//! after a prefix for a clean close; this wrapper peeks at the prefix first and tracks whether a
-//! frame is open, so those cases get 13.1's errors.
+//! frame is an error. Decoding reads the prefix itself rather than through
+//! `LengthDelimitedCodec`: that codec reads the prefix as unsigned (turning `-1` into "too
+//! big" and accepting a zero length), takes an end of stream right after a prefix for a clean
+//! close, and reserves buffer space for the whole announced length the moment the prefix
+//! arrives. Here nothing is reserved for a frame until its bytes arrive (SEMANTICS 13.16: the
+//! connection reads in bounded chunks against the daemon's shared byte budget). Encoding is
+//! `LengthDelimitedCodec`'s.
 
 use std::fmt;
 use std::io;
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use tokio_util::codec::{Decoder, Encoder, LengthDelimitedCodec};
 
 pub use leasekit::governor::wire::MAX_FRAME_PAYLOAD;
@@ -54,9 +57,10 @@ pub fn check_length(prefix: [u8; 4]) -> Result<usize, String> {
 /// The daemon's codec: frames in, frames out.
 #[derive(Debug)]
 pub struct FrameCodec {
-    inner: LengthDelimitedCodec,
-    /// True once a prefix has been consumed and its payload is not complete yet.
-    in_frame: bool,
+    /// Writes response frames.
+    encoder: LengthDelimitedCodec,
+    /// The payload length of the frame being read, once its prefix has been consumed.
+    frame_len: Option<usize>,
 }
 
 impl Default for FrameCodec {
@@ -68,19 +72,28 @@ impl Default for FrameCodec {
 impl FrameCodec {
     /// True while a frame's prefix has been read and its payload is incomplete.
     pub fn in_frame(&self) -> bool {
-        self.in_frame
+        self.frame_len.is_some()
+    }
+
+    /// How many more bytes the frame being read needs (its prefix included while that is
+    /// incomplete), given the buffered bytes `src`.
+    pub fn missing(&self, src: &BytesMut) -> usize {
+        match self.frame_len {
+            Some(n) => n.saturating_sub(src.len()),
+            None => 4usize.saturating_sub(src.len()),
+        }
     }
 
     /// A codec for 13.1 frames.
     pub fn new() -> FrameCodec {
-        let inner = LengthDelimitedCodec::builder()
+        let encoder = LengthDelimitedCodec::builder()
             .little_endian()
             .length_field_type::<u32>()
             .max_frame_length(MAX_FRAME_PAYLOAD)
             .new_codec();
         FrameCodec {
-            inner,
-            in_frame: false,
+            encoder,
+            frame_len: None,
         }
     }
 }
@@ -90,30 +103,31 @@ impl Decoder for FrameCodec {
     type Error = FrameError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, FrameError> {
-        if !self.in_frame {
-            if src.len() < 4 {
-                return Ok(None);
-            }
-            check_length([src[0], src[1], src[2], src[3]]).map_err(FrameError::Length)?;
-        }
-        match self.inner.decode(src)? {
-            Some(frame) => {
-                self.in_frame = false;
-                Ok(Some(frame))
-            }
+        let n = match self.frame_len {
+            Some(n) => n,
             None => {
-                // The prefix was there (checked above or earlier), so the inner codec has
-                // consumed it and waits for the payload.
-                self.in_frame = true;
-                Ok(None)
+                if src.len() < 4 {
+                    return Ok(None);
+                }
+                let n =
+                    check_length([src[0], src[1], src[2], src[3]]).map_err(FrameError::Length)?;
+                src.advance(4);
+                self.frame_len = Some(n);
+                n
             }
+        };
+        if src.len() < n {
+            // No reservation for the rest: the bytes are buffered as they arrive.
+            return Ok(None);
         }
+        self.frame_len = None;
+        Ok(Some(src.split_to(n)))
     }
 
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, FrameError> {
         match self.decode(src)? {
             Some(frame) => Ok(Some(frame)),
-            None if !self.in_frame && src.is_empty() => Ok(None),
+            None if !self.in_frame() && src.is_empty() => Ok(None),
             None => Err(FrameError::Truncated),
         }
     }
@@ -129,7 +143,7 @@ impl Encoder<Bytes> for FrameCodec {
                 item.len()
             )));
         }
-        self.inner.encode(item, dst).map_err(FrameError::Io)
+        self.encoder.encode(item, dst).map_err(FrameError::Io)
     }
 }
 
@@ -175,6 +189,18 @@ mod tests {
         let mut c = FrameCodec::new();
         let mut max = BytesMut::from(&(16_777_216i32).to_le_bytes()[..]);
         assert!(c.decode(&mut max).unwrap().is_none());
+    }
+
+    #[test]
+    fn an_announced_length_reserves_nothing() {
+        let mut c = FrameCodec::new();
+        let mut buf = BytesMut::with_capacity(64);
+        buf.extend_from_slice(&(16_777_216i32).to_le_bytes());
+        buf.extend_from_slice(b"{}");
+        assert!(c.decode(&mut buf).unwrap().is_none());
+        assert!(buf.capacity() < 1024, "reserved {}", buf.capacity());
+        assert_eq!(c.missing(&buf), 16_777_216 - 2);
+        assert!(c.in_frame());
     }
 
     #[test]

@@ -3,12 +3,20 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The default cap on request bytes buffered across all connections (256 MiB).
+pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 256 * 1024 * 1024;
+
+/// The smallest `max_buffered_bytes` a daemon accepts (one read chunk of every kind of
+/// request must fit).
+pub const MIN_MAX_BUFFERED_BYTES: usize = 1024 * 1024;
+
 /// Transport settings of one daemon.
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
     /// The Unix socket path.
     pub socket: PathBuf,
-    /// The state directory (store, lock file); created 0700 when absent.
+    /// The state directory (store, lock file); created 0700 when absent, and refused when it
+    /// is not owned by the daemon's uid or root or is writable by others (SEMANTICS 13.16).
     pub state_dir: PathBuf,
     /// Permission bits of the socket file (default 0600: owner only, SEMANTICS 13.14).
     pub socket_mode: u32,
@@ -20,6 +28,11 @@ pub struct ServeConfig {
     pub write_timeout: Duration,
     /// Connections served at once; more are refused with an error frame.
     pub max_connections: usize,
+    /// Connections one uid may hold at once; more of that uid are refused with an error frame.
+    pub max_connections_per_uid: usize,
+    /// Request bytes buffered across all connections (reserved as they arrive); a request
+    /// that finds no room is refused with an error frame.
+    pub max_buffered_bytes: usize,
     /// Period of the background sweep of expired leases.
     pub sweep_interval: Duration,
     /// How long shutdown waits for in-flight commands before giving up on them.
@@ -37,9 +50,27 @@ impl ServeConfig {
             frame_timeout: Duration::from_secs(10),
             write_timeout: Duration::from_secs(10),
             max_connections: 4096,
+            max_connections_per_uid: 64,
+            max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
             sweep_interval: Duration::from_secs(1),
             shutdown_grace: Duration::from_secs(30),
         }
+    }
+
+    /// Refuses settings a daemon cannot run with.
+    pub fn check(&self) -> Result<(), String> {
+        if self.max_buffered_bytes < MIN_MAX_BUFFERED_BYTES {
+            return Err(format!(
+                "--max-buffered-bytes {} is below the minimum {MIN_MAX_BUFFERED_BYTES}",
+                self.max_buffered_bytes
+            ));
+        }
+        if self.max_connections == 0 || self.max_connections_per_uid == 0 {
+            return Err(
+                "--max-connections and --max-connections-per-uid must be at least 1".into(),
+            );
+        }
+        Ok(())
     }
 
     /// The state directory's lock file.

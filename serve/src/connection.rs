@@ -3,13 +3,17 @@
 //! slow, silent or half-open client only ever holds its own connection.
 //!
 //! The read loop drives the codec itself (rather than through `Framed`) so that the two
-//! timeouts apply to the right stretches: `idle_timeout` while nothing of the next request
-//! has arrived, `frame_timeout` from the first byte of a request to its last.
+//! timeouts apply to the right stretches (`idle_timeout` while nothing of the next request
+//! has arrived, `frame_timeout` from the first byte of a request to its last) and so that
+//! every read is paid for first: it reserves room in the daemon's shared byte budget, reads at
+//! most that much, and gives back what it did not use. A request's bytes stay reserved until
+//! it is answered. When the budget has no room the request is refused with an error frame and
+//! the connection closed (SEMANTICS 13.16).
 
 use std::sync::Arc;
 
-use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use bytes::{BufMut, Bytes, BytesMut};
+use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
 use tokio::time::{Instant, timeout_at};
 use tokio_util::codec::{Decoder, Encoder};
@@ -17,13 +21,18 @@ use tokio_util::sync::CancellationToken;
 
 use crate::codec::{FrameCodec, FrameError, MAX_FRAME_PAYLOAD};
 use crate::config::ServeConfig;
+use crate::limits::{BufferHold, ByteBudget, UidSlot};
 use crate::service::{FrameService, Peer};
+
+/// The most a connection reads (and reserves) at once.
+const READ_CHUNK: usize = 64 * 1024;
 
 /// What every connection task shares.
 pub(crate) struct Shared {
     pub service: Arc<dyn FrameService>,
     pub config: ServeConfig,
     pub shutdown: CancellationToken,
+    pub budget: Arc<ByteBudget>,
 }
 
 /// Why the read side produced no request.
@@ -31,26 +40,21 @@ enum Next {
     Frame(BytesMut),
     /// Clean end of stream, shutdown, idle timeout or a socket error: close silently.
     Close,
-    /// A frame error or a frame timeout: answer with this message, then close.
+    /// A frame error, a frame timeout or a full byte budget: answer with this message, then
+    /// close.
     Error(String),
 }
 
-/// Serves one connection until the client closes it, a timeout or a frame error ends it, or
-/// the daemon shuts down (a request already read is still answered).
-pub(crate) async fn serve(stream: UnixStream, shared: Arc<Shared>) {
-    let peer = match stream.peer_cred() {
-        Ok(c) => Peer {
-            uid: c.uid(),
-            gid: c.gid(),
-            pid: c.pid(),
-        },
-        // No credentials, no service: identity decides what a peer may do (13.14).
-        Err(_) => return,
-    };
+/// Serves one connection of `peer` until the client closes it, a timeout or a frame error
+/// ends it, or the daemon shuts down (a request already read is still answered). `slot` is the
+/// peer uid's connection slot, given back when the connection ends.
+pub(crate) async fn serve(stream: UnixStream, peer: Peer, slot: UidSlot, shared: Arc<Shared>) {
+    let _slot = slot;
     let mut conn = Conn {
         stream,
         codec: FrameCodec::new(),
-        buf: BytesMut::with_capacity(8 * 1024),
+        buf: BytesMut::new(),
+        hold: BufferHold::new(shared.budget.clone()),
         shared,
     };
     loop {
@@ -72,6 +76,8 @@ pub(crate) async fn serve(stream: UnixStream, shared: Arc<Shared>) {
                 .service
                 .frame_error("internal error: the command failed unexpectedly"),
         };
+        // The request is gone: keep only what is buffered of the next one.
+        conn.release_answered();
         if conn.send(answer).await.is_err() {
             return;
         }
@@ -82,10 +88,20 @@ struct Conn {
     stream: UnixStream,
     codec: FrameCodec,
     buf: BytesMut,
+    hold: BufferHold,
     shared: Arc<Shared>,
 }
 
 impl Conn {
+    /// Gives back the budget of an answered request and, after a large one, its memory (the
+    /// buffer would otherwise keep the frame's allocation alive while the connection idles).
+    fn release_answered(&mut self) {
+        if self.buf.capacity() > 2 * READ_CHUNK {
+            self.buf = BytesMut::from(&self.buf[..]);
+        }
+        self.hold.shrink_to(self.buf.len());
+    }
+
     async fn next_request(&mut self) -> Next {
         let cfg = &self.shared.config;
         // When the current request started (None: between requests).
@@ -104,12 +120,12 @@ impl Conn {
                 None => Instant::now() + cfg.idle_timeout,
                 Some(t) => t + cfg.frame_timeout,
             };
-            let read = tokio::select! {
+            let ready = tokio::select! {
                 biased;
                 _ = self.shared.shutdown.cancelled() => return Next::Close,
-                r = timeout_at(deadline, self.stream.read_buf(&mut self.buf)) => r,
+                r = timeout_at(deadline, self.stream.readable()) => r,
             };
-            match read {
+            match ready {
                 // Idle too long: close quietly.
                 Err(_) if started.is_none() => return Next::Close,
                 Err(_) => {
@@ -119,16 +135,43 @@ impl Conn {
                     ));
                 }
                 Ok(Err(_)) => return Next::Close,
-                Ok(Ok(0)) => {
+                Ok(Ok(())) => {}
+            }
+            // Inside a frame, read no further than its end (a pipelined next request waits
+            // for the next read); between frames, a chunk.
+            let want = if self.codec.in_frame() {
+                self.codec.missing(&self.buf).min(READ_CHUNK)
+            } else {
+                READ_CHUNK
+            };
+            let granted = self.hold.grow(want);
+            if granted == 0 {
+                return Next::Error(format!(
+                    "request refused: the daemon's request buffers are full ({} bytes across                      all connections, --max-buffered-bytes); retry later",
+                    self.shared.budget.limit()
+                ));
+            }
+            self.buf.reserve(granted);
+            let before = self.buf.len();
+            let read = self
+                .stream
+                .try_read_buf(&mut (&mut self.buf).limit(granted));
+            // Keep what arrived, give back the rest.
+            self.hold
+                .shrink_to(self.hold.held() - granted + (self.buf.len() - before));
+            match read {
+                Ok(0) => {
                     return match self.codec.decode_eof(&mut self.buf) {
                         Ok(Some(frame)) => Next::Frame(frame),
                         Ok(None) | Err(FrameError::Io(_)) => Next::Close,
                         Err(e) => Next::Error(e.to_string()),
                     };
                 }
-                Ok(Ok(_)) => {
+                Ok(_) => {
                     started.get_or_insert_with(Instant::now);
                 }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(_) => return Next::Close,
             }
         }
     }

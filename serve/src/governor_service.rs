@@ -75,6 +75,7 @@ impl GovernorService {
         let store: Arc<dyn Store> = match spec.store {
             StoreKind::Sqlite(sync) => {
                 let path = state_dir.join(STORE_FILE);
+                check_store_files(&path)?;
                 Arc::new(SqliteStore::open_with(&path, sync).map_err(|e| {
                     format!("cannot open the store {}: {}", path.display(), e.message())
                 })?)
@@ -125,6 +126,17 @@ impl GovernorService {
         }
         self.gov.handle_as(access, &req.command, &req.payload_json)
     }
+}
+
+/// Refuses a store whose file or journal files are symbolic links or not the daemon's own
+/// (SEMANTICS 13.16 "Files"), before SQLite opens (or creates) them by path.
+fn check_store_files(db: &Path) -> Result<(), String> {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut p = db.as_os_str().to_owned();
+        p.push(suffix);
+        crate::files::check_existing_file(Path::new(&p), "store file")?;
+    }
+    Ok(())
 }
 
 fn set_clock(clock: &ManualClock, peer: AccessPeer, payload: &str) -> ResponseEnvelope {

@@ -1,11 +1,14 @@
-//! Creating the socket: owner-only from the first instant (the umask is tightened around
-//! `bind`, so no other uid can connect before the mode is set), a stale socket from a dead
-//! daemon is replaced (the caller holds the socket's lock, so nobody is serving it), and a
-//! path that holds something other than a socket is never removed.
+//! Creating the socket: its mode is set by `bind` itself, under a umask that leaves exactly
+//! the requested bits (a socket's file gets `0777 & !umask`), so the socket never exists with
+//! another mode and is never changed by path afterwards (a `chmod` by path would follow a link
+//! swapped in after `bind`). `fchmod` on the socket's descriptor is no alternative on Linux: it
+//! changes the socket's own inode, not the file `connect` checks. A stale socket from a dead
+//! daemon is replaced (the caller holds the socket's lock, so nobody is serving it); a path that
+//! holds anything else, a symbolic link included, is never removed or followed.
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 use tokio::net::UnixListener;
@@ -21,6 +24,12 @@ pub fn bind(path: &Path, mode: u32) -> Result<UnixListener, String> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_socket() => fs::remove_file(path)
             .map_err(|e| format!("cannot remove stale socket {}: {e}", path.display()))?,
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(format!(
+                "socket path {} is a symbolic link; the daemon never follows one (remove it)",
+                path.display()
+            ));
+        }
         Ok(_) => {
             return Err(format!(
                 "{} exists and is not a socket; refusing to replace it",
@@ -38,14 +47,26 @@ pub fn bind(path: &Path, mode: u32) -> Result<UnixListener, String> {
             parent.display()
         ));
     }
-    // SAFETY: umask only swaps the process's file-creation mask; nothing else creates files
-    // while the daemon starts.
-    let old = unsafe { libc::umask(0o177) };
+    // SAFETY: umask only swaps the process's file-creation mask. The daemon binds after its
+    // store is open and before any connection or sweep runs, so nothing else creates files
+    // while the mask is changed.
+    let old = unsafe { libc::umask((!mode & 0o777) as libc::mode_t) };
     let bound = UnixListener::bind(path);
     unsafe { libc::umask(old) };
     let listener = bound.map_err(|e| format!("cannot bind {}: {e}", path.display()))?;
-    fs::set_permissions(path, fs::Permissions::from_mode(mode))
-        .map_err(|e| format!("cannot set the mode of {}: {e}", path.display()))?;
+    // A check, not a change: a directory's default ACL overrides the umask, and a socket
+    // wider than asked for must not be served.
+    let meta = fs::symlink_metadata(path)
+        .map_err(|e| format!("cannot inspect the bound socket {}: {e}", path.display()))?;
+    let got = meta.mode() & 0o7777;
+    if !meta.file_type().is_socket() || got & !mode != 0 {
+        remove(path);
+        return Err(format!(
+            "the socket {} was created with mode {got:o}, wider than --socket-mode {mode:o} \
+             (a default ACL on its directory?); refusing to serve it",
+            path.display()
+        ));
+    }
     Ok(listener)
 }
 

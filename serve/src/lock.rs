@@ -1,11 +1,14 @@
 //! Lock files: one daemon per state directory and per socket. The lock is an exclusive
 //! `flock` held for the daemon's lifetime; the kernel drops it when the process dies (even by
-//! `kill -9`), so a stale lock file never blocks a restart.
+//! `kill -9`), so a stale lock file never blocks a restart. The file is opened without
+//! following a symbolic link and must be the daemon's own regular file (SEMANTICS 13.16), so
+//! a link planted in its place is refused, never truncated through.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+use crate::files;
 
 /// A held lock; released when dropped (or when the process ends).
 #[derive(Debug)]
@@ -18,14 +21,7 @@ impl LockFile {
     /// Takes the lock at `path` (created 0600 if absent) and writes our pid into it. `what`
     /// names the protected thing in the error, e.g. `state directory /x`.
     pub fn acquire(path: &Path, what: &str) -> Result<LockFile, String> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(path)
-            .map_err(|e| format!("cannot open lock file {}: {e}", path.display()))?;
+        let mut file = files::open_private(path, "lock file")?;
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {

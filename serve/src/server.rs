@@ -15,9 +15,10 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::ServeConfig;
 use crate::connection::{self, Shared};
-use crate::listener;
+use crate::limits::{ByteBudget, UidConnections};
 use crate::lock::LockFile;
-use crate::service::FrameService;
+use crate::service::{FrameService, Peer};
+use crate::{files, listener};
 
 /// The locks a running daemon holds (state directory and socket).
 #[derive(Debug)]
@@ -26,8 +27,9 @@ pub struct Locks {
     _socket: LockFile,
 }
 
-/// Creates the state directory (0700) and takes both lock files. A second daemon on the same
-/// state directory or socket gets a clear error naming the holder's pid.
+/// Creates the state directory (0700), checks it and the socket's directory (SEMANTICS 13.16
+/// "Files") and takes both lock files. A second daemon on the same state directory or socket
+/// gets a clear error naming the holder's pid.
 pub fn lock(config: &ServeConfig) -> Result<Locks, String> {
     DirBuilder::new()
         .recursive(true)
@@ -39,6 +41,18 @@ pub fn lock(config: &ServeConfig) -> Result<Locks, String> {
                 config.state_dir.display()
             )
         })?;
+    files::check_dir(&config.state_dir, "state directory")?;
+    let socket_dir = match config.socket.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !socket_dir.is_dir() {
+        return Err(format!(
+            "socket directory {} does not exist",
+            socket_dir.display()
+        ));
+    }
+    files::check_dir(socket_dir, "socket directory")?;
     let state = LockFile::acquire(
         &config.state_lock_path(),
         &format!("state directory {}", config.state_dir.display()),
@@ -60,6 +74,7 @@ pub fn run(
     config: ServeConfig,
     open: impl FnOnce() -> Result<Arc<dyn FrameService>, String>,
 ) -> Result<(), String> {
+    config.check()?;
     let _locks = lock(&config)?;
     let fd_limit = listener::raise_fd_limit();
     let service = open()?;
@@ -111,9 +126,11 @@ pub async fn serve_until(
         service: service.clone(),
         config: config.clone(),
         shutdown: shutdown.clone(),
+        budget: ByteBudget::new(config.max_buffered_bytes),
     });
     let tracker = TaskTracker::new();
     let slots = Arc::new(Semaphore::new(config.max_connections));
+    let per_uid = UidConnections::new(config.max_connections_per_uid);
     tracker.spawn(sweeper(service.clone(), config.clone(), shutdown.clone()));
 
     tokio::pin!(stop);
@@ -131,22 +148,35 @@ pub async fn serve_until(
                         continue;
                     }
                 };
-                match slots.clone().try_acquire_owned() {
-                    Ok(permit) => {
-                        let shared = shared.clone();
-                        tracker.spawn(async move {
-                            connection::serve(stream, shared).await;
-                            drop(permit);
-                        });
-                    }
-                    Err(_) => {
-                        let msg = service.frame_error(&format!(
-                            "too many connections (limit {}); retry later",
-                            config.max_connections
-                        ));
-                        tracker.spawn(refuse(stream, msg));
-                    }
-                }
+                let peer = match stream.peer_cred() {
+                    Ok(c) => Peer {
+                        uid: c.uid(),
+                        gid: c.gid(),
+                        pid: c.pid(),
+                    },
+                    // No credentials, no service: identity decides what a peer may do (13.14).
+                    Err(_) => continue,
+                };
+                let Ok(permit) = slots.clone().try_acquire_owned() else {
+                    refuse(stream, &service.frame_error(&format!(
+                        "too many connections (limit {}, --max-connections); retry later",
+                        config.max_connections
+                    )));
+                    continue;
+                };
+                let Some(slot) = per_uid.try_take(peer.uid) else {
+                    refuse(stream, &service.frame_error(&format!(
+                        "too many connections from uid {} (limit {} per uid, \
+                         --max-connections-per-uid); close some and retry",
+                        peer.uid, per_uid.limit()
+                    )));
+                    continue;
+                };
+                let shared = shared.clone();
+                tracker.spawn(async move {
+                    connection::serve(stream, peer, slot, shared).await;
+                    drop(permit);
+                });
             }
         }
     }
@@ -174,13 +204,16 @@ pub async fn serve_until(
     Ok(())
 }
 
-/// Writes one error frame to a connection over the limit, then closes it.
-async fn refuse(stream: tokio::net::UnixStream, msg: Vec<u8>) {
-    use tokio::io::AsyncWriteExt;
-    let mut stream = stream;
+/// Answers a connection over a limit with one error frame and closes it, without a task: the
+/// frame is small enough for the fresh socket's send buffer, so a non-blocking write either
+/// takes it whole or the peer gets a plain close. A refused connection holds nothing.
+fn refuse(stream: tokio::net::UnixStream, msg: &[u8]) {
+    use std::io::Write;
     let mut frame = (msg.len() as i32).to_le_bytes().to_vec();
-    frame.extend_from_slice(&msg);
-    let _ = timeout(std::time::Duration::from_secs(1), stream.write_all(&frame)).await;
+    frame.extend_from_slice(msg);
+    if let Ok(std) = stream.into_std() {
+        let _ = (&std).write(&frame);
+    }
 }
 
 /// Sweeps expired leases every `sweep_interval` until shutdown.

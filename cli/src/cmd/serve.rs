@@ -22,7 +22,9 @@ use crate::input::{display_name, read_agentfile, read_text};
     after_help = "Runs in the foreground until SIGTERM or SIGINT, then stops accepting, answers every \
     request already read, closes the store and removes the socket.\n\
     Exit status: 0 after a clean shutdown, 2 when the daemon cannot start (e.g. another daemon holds the \
-    socket or state directory).\n\n\
+    socket or state directory, or a directory or file of the daemon is unsafe: the state and socket \
+    directories must be owned by the daemon's uid or root and not writable by group or others unless \
+    sticky, and no lock file, socket or store file may be a symbolic link).\n\n\
     Examples:\n  \
     leasekit serve --policy policy.json\n  \
     leasekit serve --agentfile examples/agentfiles/code-reviewer/Agentfile --state /var/lib/leasekit\n  \
@@ -74,6 +76,16 @@ pub struct ServeArgs {
     /// Connections served at once.
     #[arg(long, value_name = "N", default_value_t = 4096)]
     pub max_connections: usize,
+    /// Connections one uid may hold at once; more from that uid get an error frame and are
+    /// closed (other uids are still served).
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub max_connections_per_uid: usize,
+    /// Request bytes buffered across all connections, reserved as they arrive (not at a
+    /// frame's announced length); a request that finds no room gets an error frame and its
+    /// connection is closed. The last eighth is kept for requests of at most 64 KiB. At least
+    /// 1048576.
+    #[arg(long, value_name = "BYTES", default_value_t = 268_435_456, value_parser = parse_buffered)]
+    pub max_buffered_bytes: usize,
     /// Milliseconds between background sweeps of expired leases.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub sweep_interval_ms: u64,
@@ -129,6 +141,17 @@ pub enum SyncArg {
     Normal,
 }
 
+fn parse_buffered(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of bytes"))?;
+    let min = leasekit_serve::config::MIN_MAX_BUFFERED_BYTES;
+    if n < min {
+        return Err(format!("{n} is below the minimum {min} bytes"));
+    }
+    Ok(n)
+}
+
 fn parse_mode(s: &str) -> Result<u32, String> {
     let m = u32::from_str_radix(s.trim_start_matches("0o"), 8)
         .map_err(|_| format!("{s:?} is not an octal mode such as 600"))?;
@@ -154,6 +177,8 @@ pub fn run(args: &ServeArgs) -> Result<Report, Failure> {
     config.idle_timeout = Duration::from_secs(args.idle_timeout.max(1));
     config.frame_timeout = Duration::from_secs(args.frame_timeout.max(1));
     config.max_connections = args.max_connections.max(1);
+    config.max_connections_per_uid = args.max_connections_per_uid.max(1);
+    config.max_buffered_bytes = args.max_buffered_bytes;
     config.sweep_interval = Duration::from_millis(args.sweep_interval_ms.max(10));
     leasekit_serve::run(config, move || {
         GovernorService::open(spec, &state).map(|s| Arc::new(s) as Arc<dyn FrameService>)

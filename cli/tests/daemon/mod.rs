@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod compare;
+pub mod peer;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -60,9 +61,14 @@ impl Daemon {
 
     /// As `start_in`, with a daemon that exits at start as an error (its log).
     pub fn try_start_in(dir: &Path, args: Vec<String>) -> Result<Daemon, String> {
+        Daemon::try_start_at(dir, dir.join("s.sock"), args)
+    }
+
+    /// As `try_start_in`, with the socket at `socket`.
+    pub fn try_start_at(dir: &Path, socket: PathBuf, args: Vec<String>) -> Result<Daemon, String> {
         let mut d = Daemon {
             child: None,
-            socket: dir.join("s.sock"),
+            socket,
             state: dir.join("state"),
             dir: dir.to_path_buf(),
             args,
