@@ -149,9 +149,11 @@ export interface GovernorMethods {
   /** `Authorize`: a capability and target against a granted lease's effective lease. */
   authorize(request?: GovernorRequest | string | null): GovernorResponse
   /** `ExportAudit`: audit records (`fromLine`/`toLine`, 1-based, inclusive; none: the whole chain)
-   * as `{records: [...]}`. */
+   * as `{records: [...], nextLine?}`: at most 10 000 per call, `nextLine` when more remain (admin
+   * uids behind the daemon). */
   exportAudit(request?: GovernorRequest | string | null): GovernorResponse
-  /** `VerifyAudit`: verifies the store's audit chain (or the given `records`): `ok`, `records`. */
+  /** `VerifyAudit`: verifies the store's audit chain (or the given `records`): `ok`, `records`,
+   * `firstBadLine` (admin uids behind the daemon). */
   verifyAudit(request?: GovernorRequest | string | null): GovernorResponse
   /** `RollbackPolicy`: returns to the previous policy. */
   rollbackPolicy(request?: GovernorRequest | string | null): GovernorResponse

@@ -46,7 +46,8 @@ pub enum Command {
     /// Evaluate a Cedar request against an Agentfile's POLICY blocks and ALLOW/DENY/RATELIMIT;
     /// or work on governor policies: `policy lint|hash|sign|compile|keygen`.
     Policy(PolicyArgs),
-    /// Governor audit logs: `audit verify FILE|DIR` recomputes every hash and link.
+    /// Governor audit chains: `audit verify STATE_DIR|STORE|FILE` recomputes every hash and
+    /// link; `audit export` writes a store's chain as JSON Lines.
     Audit(AuditArgs),
     /// Explain in words what a PATTERN matches for a CAPABILITY, with examples.
     Explain(ExplainArgs),
@@ -340,9 +341,14 @@ pub enum KeyAlg {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Exit status: 0 the chain verifies, 1 it does not (the first bad line is printed), 2 usage or input error.\n\n\
+    A store is read read-only (never written, no write lock taken): safe while its daemon runs, \
+    and the first check after a crash.\n\n\
     Examples:\n  \
+    leasekit audit verify ~/.local/state/leasekit        # a daemon's state directory (governor.db)\n  \
+    leasekit audit verify sqlite:/var/lib/leasekit/governor.db\n  \
+    leasekit audit verify postgres://leasekit@db.internal/leasekit\n  \
     leasekit audit verify audit.jsonl\n  \
-    leasekit audit verify /var/lib/leasekit/audit/"
+    leasekit audit export --store /var/lib/leasekit --from 1 --to 500 audit.jsonl"
 )]
 pub struct AuditArgs {
     /// What to do.
@@ -353,14 +359,35 @@ pub struct AuditArgs {
 /// `leasekit audit <tool>`.
 #[derive(Debug, Subcommand)]
 pub enum AuditTool {
-    /// Verify a JSONL audit chain (a file, or every *.jsonl of a directory in name order, one
-    /// chain), or the shared chain of a fleet's PostgreSQL database (postgres://...).
+    /// Verify an audit chain: a governor store (a daemon's state directory holding governor.db,
+    /// sqlite:PATH or a SQLite store file, a fleet's postgres:// URL; read-only, its last hash
+    /// and count compared with the store's recorded head and count), or JSON Lines (a file, or
+    /// every *.jsonl of a directory in name order, one chain). Every line must be the RFC 8785
+    /// form of its record, and every entryHash and prevHash must recompute and link.
     Verify {
-        /// The file, directory or postgres:// URL.
+        /// The state directory, store (sqlite:PATH, a .db file, postgres://...), JSONL file or
+        /// directory.
         path: String,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+    },
+    /// Write a store's audit chain (or lines N..M of it) as JSON Lines, each line the RFC 8785
+    /// form of its record: `audit verify FILE` and `audit proof` accept the file. Read-only,
+    /// in pages (memory does not grow with the chain).
+    Export {
+        /// The store: a daemon's state directory, sqlite:PATH or a SQLite store file, or a
+        /// postgres:// URL.
+        #[arg(long, value_name = "STORE")]
+        store: String,
+        /// First line (1-based; default 1).
+        #[arg(long, value_name = "N")]
+        from: Option<u64>,
+        /// Last line (inclusive; default the last).
+        #[arg(long, value_name = "M")]
+        to: Option<u64>,
+        /// The JSONL file to write (`-`: stdout).
+        file: String,
     },
     /// Signed proof bundles over a line range of a JSONL audit chain (LeaseGate's ExportProof;
     /// verification recomputes every entry hash in the range).

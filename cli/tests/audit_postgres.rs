@@ -68,3 +68,55 @@ fn verifies_the_shared_chain_and_names_a_tampered_line() {
         "{err}"
     );
 }
+
+#[test]
+fn a_deleted_last_row_fails_and_export_writes_a_chain_that_verifies() {
+    let pg = pg::TempPostgres::start();
+    let url = pg.fresh_db("cli_audit_head");
+    let policy = Policy::from_json(r#"{"maxInFlight": 8, "dailyBudgetCents": 1000}"#).unwrap();
+    let g = Governor::open(&url, policy, GovernorOptions::default()).unwrap();
+    for i in 0..4 {
+        let r = g
+            .acquire(AcquireRequest {
+                actor_id: format!("a{i}"),
+                workspace_id: "w".into(),
+                estimated_cost_cents: 5,
+                ..AcquireRequest::default()
+            })
+            .unwrap();
+        assert!(r.granted);
+    }
+    // Export while the governor holds its connection: a read-only snapshot beside it.
+    let dir = std::env::temp_dir().join(format!("lk-pgexp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("chain.jsonl");
+    Command::cargo_bin("leasekit")
+        .unwrap()
+        .args(["audit", "export", "--store", &url, file.to_str().unwrap()])
+        .assert()
+        .success();
+    let out = Command::cargo_bin("leasekit")
+        .unwrap()
+        .args(["audit", "verify", file.to_str().unwrap()])
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&out.get_output().stdout).contains("4 records verify"));
+    // The last row deleted: what is left links and recomputes, but the store's recorded head
+    // and count say line 4 is missing.
+    let name = url.rsplit('/').next().unwrap();
+    pg.client(name)
+        .batch_execute("DELETE FROM leasekit.audit WHERE line = 4")
+        .unwrap();
+    let out = Command::cargo_bin("leasekit")
+        .unwrap()
+        .args(["audit", "verify", &url, "--format", "json"])
+        .assert()
+        .code(1);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["line"], 4, "{v}");
+    assert!(v["message"].as_str().unwrap().contains("missing"), "{v}");
+    // So does the governor's own VerifyAudit.
+    let v = g.verify_audit().unwrap();
+    assert_eq!((v.ok, v.first_bad_line), (false, Some(4)), "{v:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -180,6 +180,7 @@ fn another_uid_cannot_touch_a_lease_or_run_admin_commands() {
         ("ActivatePolicy", json!({"version": "evil"})),
         ("RollbackPolicy", json!({"version": "v1"})),
         ("ExportAudit", json!({})),
+        ("VerifyAudit", json!({})),
         ("ExportDiagnostics", json!({})),
     ] {
         let (ok, _, err) = call_as(OTHER, &d, cmd, payload);

@@ -2474,6 +2474,36 @@ def leasegate_wire_fidelity():
                                                          {"reviewerId": "rev2", "decision": "granted"}]}}))
     return v
 
+# ============================================================================ 13.16 audit verification
+
+
+EXPORT_MAX = 10000  # 13.16: ExportAudit answers at most 10 000 records per call
+
+
+@section
+def audit_verification():
+    """13.16 Audit verification: ExportAudit pages (at most 10 000 records, nextLine when more
+    remain); VerifyAudit reads the whole chain however long it is."""
+    n = EXPORT_MAX + 1
+    big = {"maxInFlight": 20000, "maxComputeUnits": 20000, "maxRequestsPerMinute": 20000}
+    sc = Sc("13.16 Audit verification: ExportAudit answers at most 10 000 records per call and nextLine "
+            "(the fromLine of the next call) when more of the range remain; a range that fits has no nextLine; "
+            "VerifyAudit verifies all 10 001 lines", big)
+    for _ in range(n):
+        sc.cmd("Acquire", {}, {"granted": True})
+    page = [{}] * EXPORT_MAX
+    first = [{"eventType": "lease_acquired", "leaseId": "lease-1", "prevHash": ZERO64}] + [{}] * (EXPORT_MAX - 1)
+    sc.cmd("ExportAudit", {}, {"records": first, "nextLine": EXPORT_MAX + 1})
+    sc.cmd("ExportAudit", {"fromLine": EXPORT_MAX + 1},
+           {"records": [{"eventType": "lease_acquired", "leaseId": "lease-%d" % n}]})
+    sc.cmd("ExportAudit", {"toLine": n}, {"records": first, "nextLine": EXPORT_MAX + 1})
+    sc.cmd("ExportAudit", {"fromLine": 2, "toLine": n},
+           {"records": [{"leaseId": "lease-2"}] + [{}] * (EXPORT_MAX - 1)})
+    sc.cmd("ExportAudit", {"fromLine": n + 1}, {"records": []})
+    sc.cmd("VerifyAudit", {}, {"ok": True, "records": n})
+    sc.verify({"ok": True, "records": n})
+    return [sc]
+
 
 # ============================================================================ 13.1 frames (frame_decode)
 

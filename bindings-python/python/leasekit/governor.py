@@ -142,12 +142,13 @@ class GovernorMethods:
 
     def export_audit(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
         """``ExportAudit``: audit records (``fromLine``/``toLine``, 1-based, inclusive; none: the
-        whole chain) as ``{records: [...]}``."""
+        whole chain) as ``{records: [...], nextLine?}``: at most 10 000 per call, ``nextLine`` when
+        more remain (admin uids behind the daemon)."""
         return self._core.call("ExportAudit", _payload(request, fields))
 
     def verify_audit(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
         """``VerifyAudit``: verifies the store's audit chain (or the given ``records``): ``ok``,
-        ``records``."""
+        ``records``, ``firstBadLine`` (admin uids behind the daemon)."""
         return self._core.call("VerifyAudit", _payload(request, fields))
 
     def rollback_policy(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:

@@ -152,7 +152,8 @@ pub enum PolicyCommand {
 /// `leasekit gov audit ...`.
 #[derive(Debug, Subcommand)]
 pub enum AuditCommand {
-    /// Write the chain as JSON Lines (admin uids only); `leasekit audit verify` accepts the file.
+    /// Write the chain as JSON Lines (admin uids only; as many calls as it takes, 10 000
+    /// records each); `leasekit audit verify` accepts the file.
     Export {
         /// First line (1-based).
         #[arg(long)]
@@ -164,7 +165,7 @@ pub enum AuditCommand {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
-    /// Recompute every hash and link of the daemon's chain.
+    /// Recompute every hash and link of the daemon's chain (admin uids only).
     Verify,
 }
 
@@ -419,16 +420,31 @@ pub fn run(args: &GovArgs, style: &Style) -> Result<Report, Failure> {
         },
         GovCommand::Audit { command } => match command {
             AuditCommand::Export { from, to, output } => {
-                let r = client.export_audit(ExportAuditRequest {
+                // One call answers at most 10 000 records; `nextLine` says where to go on.
+                let mut r = client.export_audit(ExportAuditRequest {
                     from_line: *from,
                     to_line: *to,
                 })?;
+                while let Some(next) = r.next_line.take() {
+                    let more = client.export_audit(ExportAuditRequest {
+                        from_line: Some(next),
+                        to_line: *to,
+                    })?;
+                    if more.records.is_empty() {
+                        break;
+                    }
+                    r.records.extend(more.records);
+                    r.next_line = more.next_line;
+                }
                 let body = if json {
                     pretty(&r)
                 } else {
                     let mut s = String::new();
                     for rec in &r.records {
-                        s.push_str(&rec.to_string());
+                        // Each line the RFC 8785 form of its record (what verification wants).
+                        let line = leasekit::governor::audit::canonical_text(rec)
+                            .map_err(|m| Failure::usage(format!("audit record: {m}")))?;
+                        s.push_str(&line);
                         s.push('\n');
                     }
                     s

@@ -20,7 +20,8 @@ pub struct Peer {
 }
 
 /// The commands only admins may run: approval decisions, policy staging, activation and
-/// rollback, exports (13.14), and the approval queue (it shows other users' requests).
+/// rollback, exports (13.14), the approval queue (it shows other users' requests) and audit
+/// verification (13.16: it reads the whole chain).
 pub fn admin_only(command: Command) -> bool {
     matches!(
         command,
@@ -34,6 +35,7 @@ pub fn admin_only(command: Command) -> bool {
             | Command::ExportDiagnostics
             | Command::ExportRunawayReport
             | Command::ExportAudit
+            | Command::VerifyAudit
     )
 }
 
@@ -210,6 +212,7 @@ mod tests {
             ("ExportDiagnostics", json!({})),
             ("ExportRunawayReport", json!({})),
             ("ExportAudit", json!({})),
+            ("VerifyAudit", json!({})),
         ] {
             let env = call(&g, 1001, false, cmd, p);
             assert!(

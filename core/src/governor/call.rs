@@ -10,7 +10,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::Governor;
-use super::audit::verify_audit;
 use super::wire::*;
 use crate::{Error, ErrorCode};
 
@@ -107,23 +106,7 @@ impl Governor {
             Command::ExecuteToolCall => out(self.execute_tool_call(parse(payload, strict)?)),
             Command::Authorize => out(self.authorize(parse(payload, strict)?)),
             Command::ExportAudit => out(self.export_audit(parse(payload, strict)?)),
-            Command::VerifyAudit => {
-                let req: VerifyAuditRequest = parse(payload, strict)?;
-                let result = match req.records {
-                    Some(records) => {
-                        self.run(|_| Ok(()))?;
-                        let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
-                        Ok(verify_audit(lines.iter().map(String::as_str)))
-                    }
-                    None => self.verify_audit(),
-                };
-                out(result.map(|v| VerifyAuditResponse {
-                    ok: v.ok,
-                    records: v.records,
-                    first_bad_line: v.first_bad_line,
-                    message: v.message,
-                }))
-            }
+            Command::VerifyAudit => out(self.verify_audit_request(parse(payload, strict)?)),
             Command::RollbackPolicy => out(self.rollback_policy(parse(payload, strict)?)),
         }
     }

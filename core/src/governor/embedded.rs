@@ -18,9 +18,6 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::audit::{
-    AuditVerification, ProofBundle, ProofVerification, export_proof, verify_audit, verify_proof,
-};
 use super::engine::{Engine, IdSource};
 use super::fleet::Fleet;
 use super::policy::{GovernorOptions, Policy};
@@ -667,67 +664,9 @@ impl Governor {
         self.run(move |e| Ok(e.authorize(&req)))
     }
 
-    /// The audit lines `from..=to` (1-based), after every earlier command committed.
-    pub fn audit_lines(&self, from: u64, to: u64) -> crate::Result<Vec<String>> {
-        self.run(|_| Ok(()))?;
-        self.inner.store.read_audit(from, to)
-    }
-
-    /// `ExportAudit`.
-    pub fn export_audit(&self, req: ExportAuditRequest) -> crate::Result<ExportAuditResponse> {
-        let lines =
-            self.audit_lines(req.from_line.unwrap_or(1), req.to_line.unwrap_or(u64::MAX))?;
-        let records = lines
-            .iter()
-            .map(|l| {
-                serde_json::from_str(l)
-                    .map_err(|e| internal(format!("stored audit line is not JSON: {e}")))
-            })
-            .collect::<crate::Result<Vec<_>>>()?;
-        Ok(ExportAuditResponse { records })
-    }
-
-    /// A signed proof bundle over the store's audit lines `from..=to` (SEMANTICS 13.10;
-    /// [`crate::governor::audit::proof`]). `private_key_base64` is a PKCS#8 DER P-256 or
-    /// Ed25519 key; `None` signs with an ephemeral key (integrity, not authorship). A range
-    /// past the end of the chain, or one with a line that does not recompute, is refused.
-    pub fn export_proof(
-        &self,
-        from: u64,
-        to: u64,
-        private_key_base64: Option<&str>,
-    ) -> crate::Result<ProofBundle> {
-        if from == 0 || to < from {
-            return Err(crate::Error::invalid(format!(
-                "bad range {from}..{to}: lines are numbered from 1 and toLine must be >= fromLine"
-            )));
-        }
-        let lines = self.audit_lines(from, to)?;
-        if (lines.len() as u64) < to - from + 1 {
-            return Err(crate::Error::invalid(format!(
-                "range {from}..{to} is out of range: the chain has {} lines",
-                (from - 1) + lines.len() as u64
-            )));
-        }
-        export_proof(from, &lines, private_key_base64)
-    }
-
-    /// Verifies a proof bundle against the store's audit chain: every line of its range is
-    /// recomputed and linked, and the signature checked (`trusted`: see
-    /// [`crate::governor::audit::verify_proof`]).
-    pub fn verify_proof(
-        &self,
-        bundle: &ProofBundle,
-        trusted: &[String],
-    ) -> crate::Result<ProofVerification> {
-        let lines = self.audit_lines(1, bundle.to_line.max(1))?;
-        Ok(verify_proof(bundle, &lines, trusted))
-    }
-
-    /// Verifies the store's whole audit chain (`VerifyAudit`).
-    pub fn verify_audit(&self) -> crate::Result<AuditVerification> {
-        let lines = self.audit_lines(1, u64::MAX)?;
-        Ok(verify_audit(lines.iter().map(String::as_str)))
+    /// The store (the audit commands read it through their own snapshot).
+    pub(super) fn store(&self) -> &dyn Store {
+        &*self.inner.store
     }
 
     /// The wire dispatcher: runs `command` with `payload_json` and answers the response
@@ -801,23 +740,7 @@ impl Governor {
             Command::ExecuteToolCall => out(self.execute_tool_call(parse(payload)?)),
             Command::Authorize => out(self.authorize(parse(payload)?)),
             Command::ExportAudit => out(self.export_audit(parse(payload)?)),
-            Command::VerifyAudit => {
-                let req: VerifyAuditRequest = parse(payload)?;
-                let result = match req.records {
-                    Some(records) => {
-                        self.run(|_| Ok(())).map_err(|e| e.message().to_string())?;
-                        let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
-                        Ok(verify_audit(lines.iter().map(String::as_str)))
-                    }
-                    None => self.verify_audit(),
-                };
-                out(result.map(|v| VerifyAuditResponse {
-                    ok: v.ok,
-                    records: v.records,
-                    first_bad_line: v.first_bad_line,
-                    message: v.message,
-                }))
-            }
+            Command::VerifyAudit => out(self.verify_audit_request(parse(payload)?)),
             Command::RollbackPolicy => out(self.rollback_policy(parse(payload)?)),
         }
     }

@@ -28,6 +28,7 @@
 
 mod access;
 pub mod audit;
+mod audit_cmds;
 mod call;
 #[cfg(unix)]
 pub mod client;
@@ -41,6 +42,7 @@ pub mod wire;
 
 pub use access::{Peer, admin_only};
 pub use audit::{AuditVerification, verify_audit};
+pub use audit_cmds::{EXPORT_AUDIT_MAX_BYTES, EXPORT_AUDIT_MAX_RECORDS, export_page};
 pub use embedded::Governor;
 pub use engine::{Engine, IdSource};
 pub use open::{EmbeddedGovernor, StoreSpec};

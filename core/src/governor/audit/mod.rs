@@ -1,7 +1,9 @@
 //! The audit chain (SEMANTICS 13.10): JSON Lines, one record per event, each with `prevHash`
 //! and `entryHash` = SHA-256 hex of the RFC 8785 form of the record without `entryHash`. The
 //! first record has 64 `0`s as `prevHash`; the chain continues across restarts.
-//! Verification recomputes every hash and link and names the first bad line.
+//! Verification recomputes every hash and link, requires every line to be the RFC 8785 form of
+//! its record, and names the first bad line; a store's chain must also end at the head and
+//! count the store records (SEMANTICS 13.16).
 
 pub mod jcs;
 pub mod proof;
@@ -231,50 +233,194 @@ pub fn compute_entry_hash(record: &Value) -> Result<String, String> {
     Ok(hex::encode(Sha256::digest(canon.as_bytes())))
 }
 
+/// The RFC 8785 text of a record: the form a chain line must have (e.g. to write the records
+/// of `ExportAudit` as a JSONL file that verifies).
+pub fn canonical_text(record: &Value) -> Result<String, String> {
+    serde_json_canonicalizer::to_string(record).map_err(|e| format!("cannot canonicalize: {e}"))
+}
+
+/// Parses one chain line: a JSON object whose text is byte-identical to the RFC 8785 form of
+/// its value (the hash is not checked: see [`check_line`]).
+pub fn parse_canonical(text: &str) -> Result<Value, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    if !v.is_object() {
+        return Err("record is not a JSON object".to_string());
+    }
+    if canonical_text(&v)? != text {
+        return Err(
+            "the line is not the RFC 8785 form of its record (a duplicated key, \
+                    other spacing, key order, escapes or number forms)"
+                .to_string(),
+        );
+    }
+    Ok(v)
+}
+
+/// Checks one chain line on its own: a JSON object, byte-identical to the RFC 8785 form of its
+/// value (SEMANTICS 13.16: a duplicated key, other spacing, key order, escapes or number forms
+/// are bad lines, so every reader of the line sees the value that was hashed), whose
+/// `entryHash` recomputes. Answers the record and its `entryHash`.
+pub fn check_line(text: &str) -> Result<(Value, String), String> {
+    let v = parse_canonical(text)?;
+    let stored = v.get("entryHash").and_then(Value::as_str).unwrap_or("");
+    let h = compute_entry_hash(&v)?;
+    if h != stored {
+        return Err("entryHash does not recompute".to_string());
+    }
+    Ok((v, h))
+}
+
+/// Verifies a chain one line at a time, holding only the last hash: the memory of a
+/// verification does not grow with the chain.
+#[derive(Debug, Clone)]
+pub struct ChainVerifier {
+    prev: String,
+    n: u64,
+}
+
+impl ChainVerifier {
+    /// A verifier whose first line must have `start_prev` as its `prevHash` (a whole chain:
+    /// [`GENESIS_HASH`]).
+    pub fn new(start_prev: &str) -> ChainVerifier {
+        ChainVerifier {
+            prev: start_prev.to_string(),
+            n: 0,
+        }
+    }
+
+    /// Lines checked and found good.
+    pub fn records(&self) -> u64 {
+        self.n
+    }
+
+    /// The `entryHash` of the last good line (the start `prevHash` before any).
+    pub fn head(&self) -> &str {
+        &self.prev
+    }
+
+    /// Checks the next line; the answer at the first bad one names it.
+    pub fn push(&mut self, line: &str) -> Result<(), AuditVerification> {
+        let n = self.n + 1;
+        let bad = |message: String| AuditVerification {
+            ok: false,
+            records: n - 1,
+            first_bad_line: Some(n),
+            message: format!("line {n}: {message}"),
+        };
+        let link_ok = |v: &Value| v.get("prevHash").and_then(Value::as_str) == Some(&self.prev);
+        let hash = match check_line(line) {
+            Ok((v, _)) if !link_ok(&v) => {
+                return Err(bad("prevHash does not link to the previous entry".into()));
+            }
+            Ok((_, h)) => h,
+            Err(m) => return Err(bad(m)),
+        };
+        self.prev = hash;
+        self.n = n;
+        Ok(())
+    }
+
+    /// The answer when every line pushed was good.
+    pub fn ok(&self) -> AuditVerification {
+        AuditVerification {
+            ok: true,
+            records: self.n,
+            first_bad_line: None,
+            message: String::new(),
+        }
+    }
+
+    /// After the last line of a store's chain: the chain must end at the head and count the
+    /// store records (SEMANTICS 13.16); a deleted or an added last line fails here.
+    pub fn finish_at(&self, head: &str, count: u64) -> AuditVerification {
+        let n = self.n;
+        let bad = |line: u64, message: String| AuditVerification {
+            ok: false,
+            records: n.min(line.saturating_sub(1)),
+            first_bad_line: Some(line),
+            message: format!("line {line}: {message}"),
+        };
+        if n < count {
+            return bad(
+                n + 1,
+                format!("missing: the store records {count} lines, its chain ends at line {n}"),
+            );
+        }
+        if n > count {
+            return bad(
+                count + 1,
+                format!("past the end: the store records {count} lines, its chain has {n}"),
+            );
+        }
+        if self.prev != head {
+            return bad(
+                n.max(1),
+                "the last entryHash is not the chain head the store records".to_string(),
+            );
+        }
+        self.ok()
+    }
+}
+
 /// Verifies records in chain order (the first must have the genesis `prevHash` unless
 /// `start_prev` says otherwise). Blank lines are errors.
 pub fn verify_records<'a>(
     lines: impl IntoIterator<Item = &'a str>,
     start_prev: &str,
 ) -> AuditVerification {
-    let mut prev = start_prev.to_string();
-    let mut n = 0u64;
+    let mut v = ChainVerifier::new(start_prev);
     for line in lines {
-        n += 1;
-        let bad = |message: String| AuditVerification {
-            ok: false,
-            records: n - 1,
-            first_bad_line: Some(n),
-            message,
-        };
-        let v: Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => return bad(format!("line {n}: not JSON: {e}")),
-        };
-        let stored = v.get("entryHash").and_then(Value::as_str).unwrap_or("");
-        let link = v.get("prevHash").and_then(Value::as_str).unwrap_or("");
-        if link != prev {
-            return bad(format!(
-                "line {n}: prevHash does not link to the previous entry"
-            ));
-        }
-        match compute_entry_hash(&v) {
-            Ok(h) if h == stored => prev = h,
-            Ok(_) => return bad(format!("line {n}: entryHash does not recompute")),
-            Err(e) => return bad(format!("line {n}: {e}")),
+        if let Err(bad) = v.push(line) {
+            return bad;
         }
     }
-    AuditVerification {
-        ok: true,
-        records: n,
-        first_bad_line: None,
-        message: String::new(),
-    }
+    v.ok()
 }
 
 /// Verifies a whole chain from its genesis.
 pub fn verify_audit<'a>(lines: impl IntoIterator<Item = &'a str>) -> AuditVerification {
     verify_records(lines, GENESIS_HASH)
+}
+
+/// Lines per page of a store verification.
+const VERIFY_PAGE: usize = 256;
+
+/// Verifies a store's whole chain from a snapshot, page by page (memory: one page), then,
+/// when the store records a head and count, that the chain ends there (SEMANTICS 13.16). A
+/// line number missing from the store is a bad line. An error is a failure to read, not a
+/// verdict.
+pub fn verify_snapshot(
+    snap: &mut dyn crate::governor::store::AuditSnapshot,
+) -> crate::Result<AuditVerification> {
+    let mut v = ChainVerifier::new(GENESIS_HASH);
+    let mut after = 0;
+    loop {
+        let page = snap.page(after, VERIFY_PAGE)?;
+        if page.is_empty() {
+            break;
+        }
+        for (n, text) in page {
+            let want = v.records() + 1;
+            if n != want {
+                return Ok(AuditVerification {
+                    ok: false,
+                    records: v.records(),
+                    first_bad_line: Some(want),
+                    message: format!(
+                        "line {want}: missing from the store (the next stored line is {n})"
+                    ),
+                });
+            }
+            if let Err(bad) = v.push(&text) {
+                return Ok(bad);
+            }
+            after = n;
+        }
+    }
+    Ok(match snap.recorded() {
+        Some((head, count)) => v.finish_at(&head, count),
+        None => v.ok(),
+    })
 }
 
 #[cfg(test)]

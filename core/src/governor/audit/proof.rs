@@ -7,7 +7,9 @@
 //! Unlike LeaseGate's, verification does not trust the stored hash fields: it recomputes the
 //! `entryHash` of every record in the range from its content and checks every link, then
 //! compares the anchors and the summary with what it derived, then checks the signature. A
-//! line whose content was edited but whose hash fields were kept is rejected.
+//! line whose content was edited but whose hash fields were kept is rejected, and so is a line
+//! that is not byte-identical to the RFC 8785 form of its record (a duplicated key, other
+//! spacing or key order).
 //!
 //! The signed message is `leasekit-audit-proof/1\n` followed by the RFC 8785 form of the
 //! bundle without `signatureBase64`. Without a given key, the bundle is signed with a fresh
@@ -22,7 +24,7 @@ use base64::engine::general_purpose::STANDARD as B64;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::compute_entry_hash;
+use super::check_line;
 use crate::governor::policy::{BundleKey, KeyAlgorithm, PrivateKey, generate_key};
 use crate::{Error, ErrorCode};
 
@@ -114,12 +116,8 @@ fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
 
 /// The anchors of one record, or why the record is bad.
 fn anchor_of(line: u64, text: &str) -> Result<(ProofAnchor, Value), String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    let recomputed = compute_entry_hash(&v)?;
-    let stored = str_field(&v, "entryHash");
-    if recomputed != stored {
-        return Err("entryHash does not recompute".into());
-    }
+    // Byte-identical to its RFC 8785 form, and its entryHash recomputes (SEMANTICS 13.16).
+    let (v, recomputed) = check_line(text)?;
     let mut tools: Vec<String> = v
         .get("requestedTools")
         .and_then(Value::as_array)

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use super::{Batch, Snapshot, Store, Table};
+use super::{AuditSnapshot, Batch, Snapshot, Store, Table};
 
 #[derive(Debug, Default)]
 struct Held {
@@ -102,6 +102,13 @@ impl Store for MemoryStore {
         })
     }
 
+    fn audit_snapshot(&self) -> crate::Result<Box<dyn AuditSnapshot + '_>> {
+        // The lines as of now: later ones are not part of this snapshot. (A memory store keeps
+        // no head apart from its lines: nothing else to compare with.)
+        let end = self.held().audit.len() as u64;
+        Ok(Box::new(MemorySnapshot { store: self, end }))
+    }
+
     fn audit_writable(&self) -> bool {
         !self.audit_down.load(Ordering::SeqCst)
     }
@@ -112,5 +119,26 @@ impl Store for MemoryStore {
 
     fn path(&self) -> String {
         String::new()
+    }
+}
+
+/// The audit lines of a [`MemoryStore`] up to the count it had when the snapshot was taken.
+struct MemorySnapshot<'a> {
+    store: &'a MemoryStore,
+    end: u64,
+}
+
+impl AuditSnapshot for MemorySnapshot<'_> {
+    fn recorded(&self) -> Option<(String, u64)> {
+        None
+    }
+
+    fn page(&mut self, after: u64, max: usize) -> crate::Result<Vec<(u64, String)>> {
+        let h = self.store.held();
+        let from = after.min(self.end) as usize;
+        let to = (from + max).min(self.end as usize);
+        Ok((from as u64 + 1..)
+            .zip(h.audit[from..to].iter().cloned())
+            .collect())
     }
 }

@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 pub use faulty::{Fault, FaultyStore, Injected, StoreOp};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
-pub use postgres::PostgresStore;
-pub use sqlite::{SqliteStore, Synchronous};
+pub use postgres::{PgAuditSnapshot, PostgresStore};
+pub use sqlite::{SqliteAuditSnapshot, SqliteStore, Synchronous};
 
 /// Opens the store a location names: `postgres://...` or `postgresql://...` (a PostgreSQL
 /// database shared by a fleet; feature `postgres`), `:memory:`, or else a SQLite file path.
@@ -42,6 +42,29 @@ pub fn open_location(location: &str) -> crate::Result<std::sync::Arc<dyn Store>>
         return Ok(std::sync::Arc::new(MemoryStore::new()));
     }
     Ok(std::sync::Arc::new(SqliteStore::open(location)?))
+}
+
+/// A read-only [`AuditSnapshot`] of the store a location names, and the location as shown
+/// (no password): `postgres://...` or `postgresql://...` (feature `postgres`), `sqlite:PATH`,
+/// or else the path of a SQLite store file. Nothing is created, migrated or written: it is
+/// safe on the store of a running daemon, and on one left by a crash.
+pub fn open_audit_snapshot(location: &str) -> crate::Result<(Box<dyn AuditSnapshot>, String)> {
+    let lower = location.get(..13).unwrap_or(location).to_ascii_lowercase();
+    if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+        #[cfg(feature = "postgres")]
+        {
+            let snap = PgAuditSnapshot::open(location)?;
+            let shown = snap.shown().to_string();
+            return Ok((Box::new(snap), shown));
+        }
+        #[cfg(not(feature = "postgres"))]
+        return Err(crate::Error::new(
+            crate::ErrorCode::InvalidRequest,
+            "this leasekit was built without PostgreSQL support (feature `postgres`)",
+        ));
+    }
+    let path = location.strip_prefix("sqlite:").unwrap_or(location);
+    Ok((Box::new(SqliteAuditSnapshot::open(path)?), path.to_string()))
 }
 
 /// Row tables.
@@ -114,6 +137,37 @@ pub enum Refresh {
 /// the queued commands and answers their changes.
 pub type Decide<'a> = dyn FnMut(Refresh) -> crate::Result<Batch> + 'a;
 
+/// A read-only view of a store's audit chain as of one moment, read in pages (SEMANTICS
+/// 13.16): `VerifyAudit`, `ExportAudit` and `leasekit audit verify|export` read through it, so
+/// their memory does not grow with the chain. A durable store serves it from its own read-only
+/// connection and snapshot, outside the lock its commits take: a long read never holds up a
+/// command.
+pub trait AuditSnapshot: Send {
+    /// The chain head (`entryHash` of the last line) and line count the store records, as of
+    /// the snapshot; `None` when the store keeps no separate record of them.
+    fn recorded(&self) -> Option<(String, u64)>;
+    /// Up to `max` lines after line `after` (0: from the first), in chain order, each with its
+    /// line number as stored.
+    fn page(&mut self, after: u64, max: usize) -> crate::Result<Vec<(u64, String)>>;
+}
+
+/// The [`AuditSnapshot`] of a store that has no snapshot reader of its own: pages through
+/// [`Store::read_audit`], nothing recorded to compare with.
+struct ReadAuditPages<'a, S: ?Sized>(&'a S);
+
+impl<S: Store + ?Sized> AuditSnapshot for ReadAuditPages<'_, S> {
+    fn recorded(&self) -> Option<(String, u64)> {
+        None
+    }
+
+    fn page(&mut self, after: u64, max: usize) -> crate::Result<Vec<(u64, String)>> {
+        let from = after.saturating_add(1);
+        let to = from.saturating_add(max.max(1) as u64 - 1);
+        let lines = self.0.read_audit(from, to)?;
+        Ok((from..).zip(lines).collect())
+    }
+}
+
 /// A place the governor's state lives.
 pub trait Store: Send + Sync {
     /// False for a store that keeps no rows (memory): the engine then skips serializing them.
@@ -124,6 +178,12 @@ pub trait Store: Send + Sync {
     fn commit(&self, batch: Batch) -> crate::Result<()>;
     /// Audit lines `from..=to` (1-based; clamped to what exists).
     fn read_audit(&self, from: u64, to: u64) -> crate::Result<Vec<String>>;
+    /// A read-only snapshot of the audit chain, read in pages ([`AuditSnapshot`]). The default
+    /// pages through [`Store::read_audit`] with nothing recorded to compare with; the stores
+    /// here answer their own snapshot with the head and count they record.
+    fn audit_snapshot(&self) -> crate::Result<Box<dyn AuditSnapshot + '_>> {
+        Ok(Box::new(ReadAuditPages(self)))
+    }
     /// False when audit records cannot be written now (then effects are refused).
     fn audit_writable(&self) -> bool {
         true

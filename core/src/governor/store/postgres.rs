@@ -41,7 +41,7 @@ use ::postgres::{Client, Config, GenericClient, NoTls, SimpleQueryMessage, State
 use serde::Deserialize;
 
 use super::postgres_schema::migrate;
-use super::{Batch, Decide, Refresh, Snapshot, Store, Table};
+use super::{AuditSnapshot, Batch, Decide, Refresh, Snapshot, Store, Table};
 use crate::governor::engine::state::{LeaseStatus, Pools};
 use crate::{Error, ErrorCode};
 
@@ -318,19 +318,7 @@ enum Failure {
 impl PostgresStore {
     /// Connects to `url` (`postgres://` or `postgresql://`), creates or migrates the schema.
     pub fn open(url: &str) -> crate::Result<PostgresStore> {
-        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
-            return Err(Error::new(
-                ErrorCode::InvalidRequest,
-                "a PostgreSQL store URL starts with postgres:// or postgresql://",
-            ));
-        }
-        let mut config: Config = url.parse().map_err(|e: ::postgres::Error| {
-            // The parser's message never carries the password; the URL itself is not echoed.
-            Error::new(
-                ErrorCode::InvalidRequest,
-                format!("invalid PostgreSQL URL: {e}"),
-            )
-        })?;
+        let mut config = parse_url(url)?;
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string())
             .unwrap_or_else(|_| "unknown".into());
@@ -757,6 +745,119 @@ impl PostgresStore {
     }
 }
 
+/// The connection settings of a `postgres://` or `postgresql://` URL.
+fn parse_url(url: &str) -> crate::Result<Config> {
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        return Err(Error::new(
+            ErrorCode::InvalidRequest,
+            "a PostgreSQL store URL starts with postgres:// or postgresql://",
+        ));
+    }
+    url.parse().map_err(|e: ::postgres::Error| {
+        // The parser's message never carries the password; the URL itself is not echoed.
+        Error::new(
+            ErrorCode::InvalidRequest,
+            format!("invalid PostgreSQL URL: {e}"),
+        )
+    })
+}
+
+/// A read-only snapshot of a PostgreSQL store's audit chain ([`AuditSnapshot`]): its own
+/// connection (never the one batches use) and one `REPEATABLE READ READ ONLY` transaction, so
+/// every page and the recorded head (`leasekit.meta.audit_head`, `audit_count`) are as of the
+/// open. It takes no lock a writer waits for, creates nothing and migrates nothing.
+pub struct PgAuditSnapshot {
+    client: Client,
+    recorded: (String, u64),
+    shown: String,
+}
+
+impl std::fmt::Debug for PgAuditSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgAuditSnapshot")
+            .field("url", &self.shown)
+            .finish()
+    }
+}
+
+impl PgAuditSnapshot {
+    /// Connects to `url` read-only and takes the snapshot.
+    pub fn open(url: &str) -> crate::Result<PgAuditSnapshot> {
+        PgAuditSnapshot::connect(parse_url(url)?)
+    }
+
+    /// The URL without its password.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    fn connect(mut config: Config) -> crate::Result<PgAuditSnapshot> {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "unknown".into());
+        config
+            .application_name(&format!(
+                "leasekit-audit-reader {host} {}",
+                std::process::id()
+            ))
+            .connect_timeout(Duration::from_secs(5));
+        let shown = shown_url(&config);
+        let mut client = config.connect(NoTls).map_err(pg_err)?;
+        client
+            .batch_execute(
+                "SET statement_timeout = '60s'; SET idle_in_transaction_session_timeout = '60s';
+                 SET default_transaction_read_only = on;
+                 BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+            )
+            .map_err(pg_err)?;
+        let row = client
+            .query_opt(
+                "SELECT audit_head, audit_count FROM leasekit.meta WHERE id = 1",
+                &[],
+            )
+            .map_err(|e| {
+                if e.code() == Some(&SqlState::UNDEFINED_TABLE) {
+                    Error::invalid(format!(
+                        "{shown}: no leasekit governor store in this database"
+                    ))
+                } else {
+                    pg_err(e)
+                }
+            })?;
+        let recorded = match row {
+            Some(r) => (r.get::<_, String>(0), r.get::<_, i64>(1).max(0) as u64),
+            None => (crate::governor::audit::GENESIS_HASH.to_string(), 0),
+        };
+        Ok(PgAuditSnapshot {
+            client,
+            recorded,
+            shown,
+        })
+    }
+}
+
+impl AuditSnapshot for PgAuditSnapshot {
+    fn recorded(&self) -> Option<(String, u64)> {
+        Some(self.recorded.clone())
+    }
+
+    fn page(&mut self, after: u64, max: usize) -> crate::Result<Vec<(u64, String)>> {
+        let after = after.min(i64::MAX as u64) as i64;
+        let max = max.min(i64::MAX as usize) as i64;
+        let rows = self
+            .client
+            .query(
+                "SELECT line, body FROM leasekit.audit WHERE line > $1 ORDER BY line LIMIT $2",
+                &[&after, &max],
+            )
+            .map_err(pg_err)?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get::<_, i64>(0).max(0) as u64, r.get::<_, String>(1)))
+            .collect())
+    }
+}
+
 /// `postgres://user@host[:port]/db` without a password.
 fn shown_url(c: &Config) -> String {
     use ::postgres::config::Host;
@@ -815,6 +916,11 @@ impl Store for PostgresStore {
                 .map_err(pg_err)?;
             Ok(rows.iter().map(|r| r.get(0)).collect())
         })
+    }
+
+    fn audit_snapshot(&self) -> crate::Result<Box<dyn AuditSnapshot + '_>> {
+        // Its own connection: batches keep theirs, and the meta row is never locked by it.
+        Ok(Box::new(PgAuditSnapshot::connect(self.config.clone())?))
     }
 
     fn durable(&self) -> bool {

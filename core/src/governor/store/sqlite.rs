@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-use super::{Batch, Snapshot, Store, Table};
+use super::{AuditSnapshot, Batch, Snapshot, Store, Table};
+use crate::governor::audit::GENESIS_HASH;
 use crate::{Error, ErrorCode};
 
 /// SQLite durability level.
@@ -191,11 +192,107 @@ impl Store for SqliteStore {
         it.collect::<Result<Vec<_>, _>>().map_err(db_err)
     }
 
+    fn audit_snapshot(&self) -> crate::Result<Box<dyn AuditSnapshot + '_>> {
+        // Its own read-only connection: never the one commits take.
+        Ok(Box::new(SqliteAuditSnapshot::open_with(&self.path, true)?))
+    }
+
     fn durable(&self) -> bool {
         true
     }
 
     fn path(&self) -> String {
         self.path.display().to_string()
+    }
+}
+
+/// A read-only snapshot of a SQLite store's audit chain ([`AuditSnapshot`]): its own
+/// connection, opened `SQLITE_OPEN_READ_ONLY` (it never writes the database and never takes its
+/// write lock), and one read transaction, so every page and the recorded head are as of the
+/// open. In WAL mode a reader does not block the writer: it is safe while a daemon runs on the
+/// file, and after a crash it reads every committed transaction (the WAL included).
+#[derive(Debug)]
+pub struct SqliteAuditSnapshot {
+    conn: Connection,
+    recorded: (String, u64),
+}
+
+impl SqliteAuditSnapshot {
+    /// Opens the store file at `path` read-only.
+    pub fn open(path: impl AsRef<Path>) -> crate::Result<SqliteAuditSnapshot> {
+        SqliteAuditSnapshot::open_with(path.as_ref(), false)
+    }
+
+    fn open_with(path: &Path, nofollow: bool) -> crate::Result<SqliteAuditSnapshot> {
+        let shown = path.display();
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if nofollow {
+            flags |= OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        }
+        let io = |e: rusqlite::Error| Error::invalid(format!("{shown}: sqlite: {e}"));
+        let conn = Connection::open_with_flags(path, flags).map_err(io)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(io)?;
+        // One read transaction: the snapshot starts at its first read.
+        conn.execute_batch("BEGIN DEFERRED").map_err(io)?;
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'audit')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(io)?;
+        if tables != 2 {
+            return Err(Error::invalid(format!(
+                "{shown}: not a leasekit governor store (no meta and audit tables)"
+            )));
+        }
+        let meta: Option<String> = conn
+            .query_row("SELECT body FROM meta WHERE id = 1", [], |r| r.get(0))
+            .optional()
+            .map_err(io)?;
+        let recorded = match meta {
+            None => (GENESIS_HASH.to_string(), 0),
+            Some(body) => recorded_head(&body).ok_or_else(|| {
+                Error::new(
+                    ErrorCode::InternalError,
+                    format!("{shown}: the store's meta row records no audit head and count"),
+                )
+            })?,
+        };
+        Ok(SqliteAuditSnapshot { conn, recorded })
+    }
+}
+
+/// The audit head and count the meta row records (`{"audit": {"head", "count"}}`).
+fn recorded_head(meta: &str) -> Option<(String, u64)> {
+    let v: serde_json::Value = serde_json::from_str(meta).ok()?;
+    let a = v.get("audit")?;
+    Some((
+        a.get("head")?.as_str()?.to_string(),
+        a.get("count")?.as_u64()?,
+    ))
+}
+
+impl AuditSnapshot for SqliteAuditSnapshot {
+    fn recorded(&self) -> Option<(String, u64)> {
+        Some(self.recorded.clone())
+    }
+
+    fn page(&mut self, after: u64, max: usize) -> crate::Result<Vec<(u64, String)>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT line, body FROM audit WHERE line > ?1 ORDER BY line LIMIT ?2")
+            .map_err(db_err)?;
+        let after = after.min(i64::MAX as u64) as i64;
+        let max = max.min(i64::MAX as usize) as i64;
+        let rows = st
+            .query_map(params![after, max], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+            })
+            .map_err(db_err)?;
+        rows.map(|r| r.map(|(n, b)| (n.max(0) as u64, b)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(db_err)
     }
 }

@@ -225,12 +225,15 @@ pub struct ExportAuditRequest {
     pub to_line: Option<u64>,
 }
 
-/// `ExportAudit` answer.
+/// `ExportAudit` answer: at most 10 000 records per call (SEMANTICS 13.16).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ExportAuditResponse {
     /// Records in chain order.
     pub records: Vec<Value>,
+    /// The line the next call starts at (`fromLine`), when more of the range remain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_line: Option<u64>,
 }
 
 /// `VerifyAudit {records?}`: without records, the store's chain; with records (JSON

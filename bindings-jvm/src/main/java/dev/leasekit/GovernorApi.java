@@ -380,7 +380,8 @@ public interface GovernorApi extends AutoCloseable {
 
   /**
    * {@code ExportAudit}: audit records ({@code fromLine}/{@code toLine}, 1-based, inclusive; none:
-   * the whole chain) as {@code {records: [...]}}.
+   * the whole chain) as {@code {records: [...], nextLine?}}: at most 10 000 per call, {@code
+   * nextLine} when more remain (admin uids behind the daemon).
    *
    * @param request the request in protocol field names
    * @return the response payload
@@ -410,7 +411,7 @@ public interface GovernorApi extends AutoCloseable {
 
   /**
    * {@code VerifyAudit}: verifies the store's audit chain (or the given {@code records}): {@code
-   * ok}, {@code records}.
+   * ok}, {@code records}, {@code firstBadLine} (admin uids behind the daemon).
    *
    * @param request the request in protocol field names
    * @return the response payload
