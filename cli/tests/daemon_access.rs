@@ -1,8 +1,12 @@
 //! Daemon access with two real uids (SEMANTICS 13.14): the tests run as root and start client
 //! processes as uid 65534 (`nobody`) through `Command::uid` (setuid before exec), so the
 //! daemon sees a second uid through SO_PEERCRED. Without root they cannot run and say so.
+//! The same holds for a fleet of daemons on one throwaway PostgreSQL (`core/tests/pg/mod.rs`),
+//! and a peer's safety state and `uidBindings` are its own (SEMANTICS 13.16).
 
 mod daemon;
+#[path = "../../core/tests/pg/mod.rs"]
+mod pg;
 
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output};
@@ -308,4 +312,222 @@ fn admin_uids_are_the_configured_ones() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("granted"));
+}
+
+/// A daemon in a fresh directory with `policy` and `args`.
+fn start_with(policy: &Value, args: &[&str]) -> Daemon {
+    let dir = daemon::temp_dir("accp");
+    let pfile = dir.join("policy.json");
+    std::fs::write(&pfile, policy.to_string()).unwrap();
+    let mut all = vec!["--policy".to_string(), pfile.display().to_string()];
+    all.extend(args.iter().map(|s| s.to_string()));
+    Daemon::start_in(&dir, all)
+}
+
+#[test]
+fn another_uid_is_isolated_on_every_daemon_of_a_postgres_fleet() {
+    if !is_root() {
+        eprintln!("SKIP: needs root to act as a second uid");
+        return;
+    }
+    let pg = pg::TempPostgres::start();
+    let url = pg.fresh_db("peers");
+    let policy = json!({"policyVersion": "v1",
+        "toolRegistry": [{"toolId": "t", "category": "other"}],
+        "allowedModels": ["good"], "policyDenyCircuitBreakerThreshold": 2,
+        "safetyCooldownMs": 60000, "retryThresholdPerLease": 100});
+    let args = ["--store", url.as_str(), "--socket-mode", "666"];
+    let (d1, d2) = (start_with(&policy, &args), start_with(&policy, &args));
+    let req = json!({"actorId": "alice", "workspaceId": "w", "modelId": "good",
+        "estimatedCostCents": 2, "idempotencyKey": "k",
+        "requestedTools": [{"toolId": "t"}], "requestedLease": {"fs.read": ["/data/**"]}});
+    let (ok, grant, e) = call_as(0, &d1, "Acquire", req.clone());
+    assert!(ok && grant["granted"] == true, "{grant} {e}");
+    let id = grant["leaseId"].as_str().unwrap().to_string();
+    let (_, sub, _) = call_as(
+        0,
+        &d1,
+        "RequestToolSubLease",
+        json!({"leaseId": id, "toolId": "t"}),
+    );
+    assert_eq!(sub["granted"], true, "{sub}");
+
+    let mut own = None;
+    for d in [&d1, &d2] {
+        let (_, p, _) = call_as(OTHER, d, "Release", json!({"leaseId": id}));
+        assert_eq!(p["classification"], "leaseNotFound", "{p}");
+        let (_, p, _) = call_as(
+            OTHER,
+            d,
+            "RequestToolSubLease",
+            json!({"leaseId": id, "toolId": "t"}),
+        );
+        assert_eq!(p["deniedReason"], "lease_not_found", "{p}");
+        let (_, p, _) = call_as(
+            OTHER,
+            d,
+            "Authorize",
+            json!({"leaseId": id, "capability": "fs.read", "target": "/data/x"}),
+        );
+        assert_eq!(p["deniedReason"], "lease_not_found", "{p}");
+        let (_, p, _) = call_as(
+            OTHER,
+            d,
+            "ExecuteToolCall",
+            json!({"leaseId": id, "toolSubLeaseId": sub["toolSubLeaseId"], "toolId": "t"}),
+        );
+        assert_eq!(p["deniedReason"], "tool_sublease_not_found", "{p}");
+        // uid 0's key and request: a grant of uid 65534's own, replayed only to it.
+        let (_, p, _) = call_as(OTHER, d, "Acquire", req.clone());
+        assert_eq!(p["granted"], true, "{p}");
+        assert_ne!(p["leaseId"], grant["leaseId"], "{p}");
+        let first = own.get_or_insert_with(|| p["leaseId"].clone());
+        assert_eq!(*first, p["leaseId"]);
+    }
+    // uid 65534's policy denials trip its own breaker on the workspace, not uid 0's.
+    for _ in 0..2 {
+        let (_, p, _) = call_as(
+            OTHER,
+            &d2,
+            "Acquire",
+            json!({"actorId": "alice", "workspaceId": "w", "modelId": "bad"}),
+        );
+        assert_eq!(p["deniedReason"], "model_not_allowed", "{p}");
+    }
+    let (_, p, _) = call_as(
+        OTHER,
+        &d1,
+        "Acquire",
+        json!({"actorId": "alice", "workspaceId": "w", "modelId": "good"}),
+    );
+    assert_eq!(p["deniedReason"], "workspace_circuit_breaker", "{p}");
+    let (_, p, _) = call_as(
+        0,
+        &d2,
+        "Acquire",
+        json!({"actorId": "alice", "workspaceId": "w", "modelId": "good"}),
+    );
+    assert_eq!(p["granted"], true, "{p}");
+    // The owner still acts on its lease through the other daemon.
+    let (_, p, _) = call_as(
+        0,
+        &d2,
+        "Authorize",
+        json!({"leaseId": id, "capability": "fs.read", "target": "/data/x"}),
+    );
+    assert_eq!(p["allowed"], true, "{p}");
+    let (_, p, _) = call_as(
+        0,
+        &d2,
+        "Release",
+        json!({"leaseId": id, "actualCostCents": 1}),
+    );
+    assert_eq!(p["classification"], "recorded", "{p}");
+}
+
+#[test]
+fn another_uid_cannot_trip_safety_state_or_name_unbound_ids() {
+    if !is_root() {
+        eprintln!("SKIP: needs root to act as a second uid");
+        return;
+    }
+    let policy = json!({"policyVersion": "v1",
+    "toolRegistry": [{"toolId": "t", "category": "other"}],
+    "allowedModels": ["good"], "policyDenyCircuitBreakerThreshold": 2,
+    "retryThresholdPerLease": 2, "safetyCooldownMs": 60000, "toolLoopThreshold": 3,
+    "actorDailyBudgetCents": {"alice": 5},
+    "uidBindings": {
+        "0": {"orgIds": ["*"], "workspaceIds": ["*"], "actorIds": ["*"]},
+        "65534": {"orgIds": ["default-org"], "workspaceIds": ["w"], "actorIds": ["nob"]}
+    }});
+    let d = start_with(&policy, &["--socket-mode", "666"]);
+    // Naming uid 0's actor: denied, and its quota untouched.
+    let (_, p, _) = call_as(
+        OTHER,
+        &d,
+        "Acquire",
+        json!({"actorId": "alice", "workspaceId": "w", "modelId": "good", "estimatedCostCents": 5}),
+    );
+    assert_eq!(p["deniedReason"], "identity_not_bound", "{p}");
+    let (_, p, _) = call_as(
+        OTHER,
+        &d,
+        "Acquire",
+        json!({"actorId": "nob", "workspaceId": "elsewhere", "modelId": "good"}),
+    );
+    assert_eq!(p["deniedReason"], "identity_not_bound", "{p}");
+    let (_, p, _) = call_as(
+        0,
+        &d,
+        "Acquire",
+        json!({"actorId": "alice", "workspaceId": "w", "modelId": "good", "estimatedCostCents": 5,
+            "requestedTools": [{"toolId": "t"}]}),
+    );
+    assert_eq!(p["granted"], true, "{p}");
+    let lease = p["leaseId"].as_str().unwrap().to_string();
+    let (_, sub, _) = call_as(
+        0,
+        &d,
+        "RequestToolSubLease",
+        json!({"leaseId": lease, "toolId": "t", "requestedCalls": 5}),
+    );
+    assert_eq!(sub["granted"], true, "{sub}");
+
+    // uid 65534 trips its own breaker (policy denials) and cooldown (a retry storm) on
+    // names it is bound to; uid 0 uses the same workspace and actor names freely.
+    for _ in 0..2 {
+        let (_, p, _) = call_as(
+            OTHER,
+            &d,
+            "Acquire",
+            json!({"actorId": "nob", "workspaceId": "w", "modelId": "bad"}),
+        );
+        assert_eq!(p["deniedReason"], "model_not_allowed", "{p}");
+    }
+    for _ in 0..3 {
+        call_as(
+            OTHER,
+            &d,
+            "Acquire",
+            json!({"actorId": "nob", "workspaceId": "w", "modelId": "good", "idempotencyKey": "r"}),
+        );
+    }
+    let (_, p, _) = call_as(
+        OTHER,
+        &d,
+        "Acquire",
+        json!({"actorId": "nob", "workspaceId": "w", "modelId": "good"}),
+    );
+    assert_eq!(p["granted"], false, "{p}");
+    let (_, p, _) = call_as(
+        0,
+        &d,
+        "Acquire",
+        json!({"actorId": "nob", "workspaceId": "w", "modelId": "good"}),
+    );
+    assert_eq!(
+        p["granted"], true,
+        "uid 65534's safety state tripped uid 0's: {p}"
+    );
+
+    // Tool calls on uid 0's lease, or on a lease that does not exist, count for nothing.
+    for junk in ["junk", "junk", "junk", lease.as_str(), lease.as_str()] {
+        let (_, p, _) = call_as(
+            OTHER,
+            &d,
+            "ExecuteToolCall",
+            json!({"leaseId": junk, "toolSubLeaseId": sub["toolSubLeaseId"], "toolId": "t"}),
+        );
+        assert_eq!(p["deniedReason"], "tool_sublease_not_found", "{p}");
+    }
+    for _ in 0..2 {
+        let (_, p, _) = call_as(
+            0,
+            &d,
+            "ExecuteToolCall",
+            json!({"leaseId": lease, "toolSubLeaseId": sub["toolSubLeaseId"], "toolId": "t",
+                "commandText": "cat"}),
+        );
+        assert_eq!(p["allowed"], true, "{p}");
+    }
 }

@@ -2505,6 +2505,66 @@ def audit_verification():
     return [sc]
 
 
+
+# ============================================================================ 13.16 identity
+
+
+@section
+def identity():
+    """13.16 Composite keys and Safety state is per uid, as far as an in-process caller sees them
+    (the vector format names no peer uid: the uid cases are Rust tests)."""
+    v = []
+    sep = "\u001f"
+    one = R(orgId="o", workspaceId="w" + sep + "x", actorId="a", idempotencyKey="k")
+    two = R(orgId="o", workspaceId="w", actorId="x" + sep + "a", idempotencyKey="k")
+    v.append(Sc("13.16 Composite keys: ids holding U+001F are distinct idempotency scopes: (w\\u001fx, a) and "
+                "(w, x\\u001fa) with one key each get a grant of their own, never a conflict or a replay")
+             .acq(one, grant("lease-1"))
+             .acq(two, grant("lease-2"))
+             .acq(one, grant("lease-1"))
+             .acq(two, grant("lease-2")))
+    three = R(actorId="a" + sep + "k", idempotencyKey="z")
+    four = R(actorId="a", idempotencyKey="k" + sep + "z")
+    v.append(Sc("13.16 Composite keys: an actor id and an idempotency key that only split differently are distinct "
+                "scopes")
+             .acq(three, grant("lease-1"))
+             .acq(four, grant("lease-2"))
+             .metrics({"activeLeases": 2, "deniesByReason": {}}))
+    v.append(tool_sc("13.16 Safety state: tool calls naming a lease that does not exist count for nothing: they never "
+                     "reach toolLoopThreshold, and the caller's own lease counts as before",
+                     {"toolLoopThreshold": 2}, calls=6)
+             .cmd("ExecuteToolCall", X(lease="nope", path="/tmp/a"), NO("tool_sublease_lease_mismatch"))
+             .cmd("ExecuteToolCall", X(lease="nope", path="/tmp/a"), NO("tool_sublease_lease_mismatch"))
+             .cmd("ExecuteToolCall", X(lease="nope", path="/tmp/a"), NO("tool_sublease_lease_mismatch"))
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), ALLOWED)
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), NO("tool_loop_detected")))
+    v.append(tool_sc("13.16 Safety state: tool calls on a released lease count for nothing",
+                     {"toolLoopThreshold": 2}, calls=6)
+             .rel(REL("lease-1", 1))
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), NO("tool_sublease_not_found"))
+             .cmd("ExecuteToolCall", X(path="/tmp/a"), NO("tool_sublease_not_found"))
+             .acq(R(), grant("lease-2")))
+    bound = {"uidBindings": {"1000": {"orgIds": ["o"], "workspaceIds": ["w"], "actorIds": ["bob"]}}}
+    v.append(Sc("13.16 uidBindings bind daemon peers: an in-process caller (no uid) is not checked", bound)
+             .acq(R(), grant("lease-1"))
+             .metrics({"deniesByReason": {}}))
+    for why, pol in [
+        ("a key that is not a uid", {"uidBindings": {"alice": {"actorIds": ["a"]}}}),
+        ("a uid with a leading zero", {"uidBindings": {"01000": {"actorIds": ["a"]}}}),
+        ("a uid beyond 32 bits", {"uidBindings": {"4294967296": {"actorIds": ["a"]}}}),
+        ("a wrong type (actorIds as a string)", {"uidBindings": {"1000": {"actorIds": "a"}}}),
+        ("a wrong type (a list)", {"uidBindings": ["1000"]}),
+    ]:
+        v.append(Sc("13.16 uidBindings: a policy with %s is refused at stage (accepted false)" % why,
+                    P1, options=UNSIGNED)
+                 .cmd("StagePolicyBundle", bundle_unsigned("v2", pol), {"accepted": False})
+                 .cmd("GetStatus", {}, {"policyVersion": "v1"}))
+    b = bundle_unsigned("v2", dict(bound, policyVersion="v2"))
+    v.append(Sc("13.16 uidBindings: a well-formed binding is staged and activated", P1, options=UNSIGNED)
+             .cmd("StagePolicyBundle", b, stage_ok(b))
+             .cmd("ActivatePolicy", {"version": "v2"}, {"activated": True}))
+    return v
+
 # ============================================================================ 13.1 frames (frame_decode)
 
 MAX_FRAME = 16777216

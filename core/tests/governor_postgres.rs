@@ -310,3 +310,125 @@ fn begin_batch_answers_only_what_changed_since_the_version_seen() {
     assert_eq!(fields[0], ver.to_string());
     assert_eq!(fields[3], "0", "a stored state is not fresh: {header}");
 }
+
+/// `command` as daemon peer `uid` (not an admin): the response payload.
+fn as_peer(g: &Governor, uid: u32, command: &str, payload: serde_json::Value) -> serde_json::Value {
+    let env = g.handle_as(
+        leasekit::governor::Peer { uid, admin: false },
+        command,
+        &payload.to_string(),
+    );
+    assert!(env.success, "{command}: {env:?}");
+    serde_json::from_str(&env.payload_json).unwrap()
+}
+
+#[test]
+fn peers_of_other_uids_are_isolated_on_a_shared_store() {
+    let pg = shared_pg();
+    let url = pg.fresh_db("peers");
+    let p = Policy::from_value(json!({
+        "toolRegistry": [{"toolId": "t", "category": "other"}],
+        "allowedModels": ["good"], "policyDenyCircuitBreakerThreshold": 2,
+        "retryThresholdPerLease": 100, "safetyCooldownMs": 60000,
+        "uidBindings": {
+            "1000": {"orgIds": ["*"], "workspaceIds": ["*"], "actorIds": ["alice"]},
+            "1001": {"orgIds": ["*"], "workspaceIds": ["*"], "actorIds": ["mallory"]},
+            "1002": {"orgIds": ["*"], "workspaceIds": ["*"], "actorIds": ["*"]}
+        }
+    }))
+    .unwrap();
+    let (g1, g2) = (open(&url, p.clone()), open(&url, p));
+    let (alice, mallory) = (1000, 1001);
+    let req = json!({"actorId": "alice", "workspaceId": "w", "modelId": "good",
+        "estimatedCostCents": 2, "idempotencyKey": "k",
+        "requestedTools": [{"toolId": "t"}], "requestedLease": {"fs.read": ["/data/**"]}});
+    let grant = as_peer(&g1, alice, "Acquire", req.clone());
+    assert_eq!(grant["granted"], true, "{grant}");
+    let id = grant["leaseId"].as_str().unwrap().to_string();
+    let sub = as_peer(
+        &g1,
+        alice,
+        "RequestToolSubLease",
+        json!({"leaseId": id, "toolId": "t"}),
+    );
+    assert_eq!(sub["granted"], true, "{sub}");
+
+    // Another uid, through either governor of the fleet: the lease does not exist for it.
+    let mut carol_grant = None;
+    for g in [&g1, &g2] {
+        let r = as_peer(g, mallory, "Release", json!({"leaseId": id}));
+        assert_eq!(r["classification"], "leaseNotFound", "{r}");
+        let s = as_peer(
+            g,
+            mallory,
+            "RequestToolSubLease",
+            json!({"leaseId": id, "toolId": "t"}),
+        );
+        assert_eq!(s["deniedReason"], "lease_not_found", "{s}");
+        let a = as_peer(
+            g,
+            mallory,
+            "Authorize",
+            json!({"leaseId": id, "capability": "fs.read", "target": "/data/x"}),
+        );
+        assert_eq!(a["deniedReason"], "lease_not_found", "{a}");
+        let x = as_peer(
+            g,
+            mallory,
+            "ExecuteToolCall",
+            json!({"leaseId": id, "toolSubLeaseId": sub["toolSubLeaseId"], "toolId": "t"}),
+        );
+        assert_eq!(x["deniedReason"], "tool_sublease_not_found", "{x}");
+        // Alice's key and request from Mallory: her actor id is not bound to Mallory's uid.
+        let other = as_peer(g, mallory, "Acquire", req.clone());
+        assert_eq!(other["deniedReason"], "identity_not_bound", "{other}");
+        // From uid 1002, bound to every id: a grant of its own, not a replay of Alice's; and
+        // replayed to 1002 by the other governor.
+        let carol = as_peer(g, 1002, "Acquire", req.clone());
+        assert_eq!(carol["granted"], true, "{carol}");
+        assert_ne!(carol["leaseId"], grant["leaseId"], "{carol}");
+        let first = carol_grant.get_or_insert_with(|| carol["leaseId"].clone());
+        assert_eq!(*first, carol["leaseId"]);
+    }
+    // Mallory's own policy denials trip only Mallory's breaker on the workspace.
+    for _ in 0..2 {
+        let d = as_peer(
+            &g2,
+            mallory,
+            "Acquire",
+            json!({"actorId": "mallory", "workspaceId": "w", "modelId": "bad"}),
+        );
+        assert_eq!(d["deniedReason"], "model_not_allowed", "{d}");
+    }
+    let d = as_peer(
+        &g1,
+        mallory,
+        "Acquire",
+        json!({"actorId": "mallory", "workspaceId": "w", "modelId": "good"}),
+    );
+    assert_eq!(d["deniedReason"], "workspace_circuit_breaker", "{d}");
+    let a = as_peer(
+        &g2,
+        alice,
+        "Acquire",
+        json!({"actorId": "alice", "workspaceId": "w", "modelId": "good"}),
+    );
+    assert_eq!(a["granted"], true, "{a}");
+    // The owner replays and releases through the other governor.
+    let again = as_peer(&g2, alice, "Acquire", req);
+    assert_eq!(again["leaseId"], grant["leaseId"]);
+    let auth = as_peer(
+        &g2,
+        alice,
+        "Authorize",
+        json!({"leaseId": id, "capability": "fs.read", "target": "/data/x"}),
+    );
+    assert_eq!(auth["allowed"], true, "{auth}");
+    let r = as_peer(
+        &g2,
+        alice,
+        "Release",
+        json!({"leaseId": id, "actualCostCents": 1}),
+    );
+    assert_eq!(r["classification"], "recorded", "{r}");
+}

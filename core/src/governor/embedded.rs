@@ -329,15 +329,20 @@ impl Governor {
         f: impl FnOnce(&mut Engine) -> crate::Result<R> + Send + 'static,
     ) -> crate::Result<R> {
         let s = &*self.inner;
+        // The peer the command is decided for (13.14, 13.16), read on the caller's thread: a
+        // batch may run on another caller's.
+        let caller = super::access::current_caller();
         if let Some(fleet) = &s.fleet {
-            return fleet.run(&s.engine, &*s.store, f);
+            return fleet.run(&s.engine, &*s.store, move |e: &mut Engine| {
+                e.set_caller(caller);
+                f(e)
+            });
         }
         // Counted from before the engine lock until the answer: a gathering leader waits for
         // the commands it knows are on their way (durable stores only).
         let _active = s.group.then(|| Active::enter(s));
         let mut eng = lock(&s.engine);
         self.repair(&mut eng)?;
-        let caller = super::access::current_caller();
         let audit_ok = s.store.audit_writable();
         let out = catch_unwind(AssertUnwindSafe(|| {
             eng.begin(audit_ok)?;

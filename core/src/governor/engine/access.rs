@@ -1,8 +1,9 @@
 //! Lease ownership for daemon peers (SEMANTICS 13.14): a lease acquired through a daemon
 //! records its peer uid, and every command on a lease (release, sub-lease, tool call,
 //! `Authorize`) from another uid behaves exactly as for a lease that does not exist.
-//! Idempotency keys are scoped by uid as well, so another uid never gets a replay of a grant
-//! it did not make. In process (`caller` is `None`) every lease is visible.
+//! Idempotency keys and safety state are scoped by uid as well ([`super::keys`]), so another
+//! uid never gets a replay of a grant it did not make nor trips another uid's safety state.
+//! In process (`caller` is `None`) every lease is visible.
 
 use super::Engine;
 use super::state::LeaseRec;
@@ -25,13 +26,5 @@ impl Engine {
     /// True when the lease exists and the current caller may not act on it.
     pub(crate) fn foreign(&self, id: &str) -> bool {
         self.st.leases.get(id).is_some_and(|l| !self.visible(l))
-    }
-
-    /// `key` scoped to the caller's uid (unchanged in process).
-    pub(crate) fn caller_scoped(&self, key: String) -> String {
-        match self.caller {
-            None => key,
-            Some(uid) => format!("uid:{uid}\u{1f}{key}"),
-        }
     }
 }

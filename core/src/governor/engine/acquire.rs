@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::Engine;
+use super::keys::composite;
 use super::safety::Counter;
 use super::state::{DayCounter, IdemRec, LeaseRec, LeaseStatus, RateEvent};
 use super::{ct_eq, sha256_hex};
@@ -37,11 +38,6 @@ fn eq_ic(a: &str, b: &str) -> bool {
 
 fn contains_ic(list: &[String], s: &str) -> bool {
     list.iter().any(|x| eq_ic(x, s))
-}
-
-/// The scoped idempotency key (SEMANTICS 13.5).
-pub(crate) fn scoped_key(org: &str, ws: &str, actor: &str, key: &str) -> String {
-    format!("{org}\u{1f}{ws}\u{1f}{actor}\u{1f}{key}")
 }
 
 /// Fingerprint of a request after defaults, ignoring `approvalToken` and `idempotencyKey`.
@@ -81,14 +77,24 @@ impl Engine {
         if req.org_id.trim().is_empty() {
             req.org_id = "default-org".to_string();
         }
+        // 1a. Identity (13.16): with `uidBindings`, a peer names only ids bound to its uid.
+        // Before the replay, so a uid unbound since its grant gets no replay either.
+        if let Some(d) = self.binding_denial(&req) {
+            let role = req.role;
+            return self.deny_response(&req, role, d);
+        }
+        // The idempotency scope: the caller's uid with (org, workspace, actor) (13.5, 13.16).
+        let scope = self.scope();
         let scoped = (!req.idempotency_key.is_empty()).then(|| {
-            let key = scoped_key(
-                &req.org_id,
-                &req.workspace_id,
-                &req.actor_id,
-                &req.idempotency_key,
-            );
-            self.caller_scoped(key)
+            composite(
+                scope,
+                &[
+                    &req.org_id,
+                    &req.workspace_id,
+                    &req.actor_id,
+                    &req.idempotency_key,
+                ],
+            )
         });
         let fp = scoped.as_ref().map(|_| fingerprint(&req));
         // 2. Idempotent replay, before any other check.
@@ -120,7 +126,7 @@ impl Engine {
         }
         let mut plan = Plan::default();
         // 3. Workspace circuit breaker: only a valid approval token passes it.
-        if self.breaker_open(&req.workspace_id) {
+        if self.breaker_open(scope, &req.workspace_id) {
             match self.valid_approval(&req.approval_token, &req.actor_id, &req.workspace_id, None) {
                 Some(id) => plan.breaker_approval = Some(id),
                 None => {
@@ -135,7 +141,7 @@ impl Engine {
             }
         }
         // 4. Actor cooldown.
-        if let Some(left) = self.cooldown_left(&req.actor_id) {
+        if let Some(left) = self.cooldown_left(scope, &req.actor_id) {
             let role = req.role;
             return self.deny_response(
                 &req,
@@ -153,10 +159,16 @@ impl Engine {
             self.count_retry(key, &req.actor_id);
         }
         // 6. Output clamp.
-        if let Some(c) = self.clamp_of(&req.actor_id) {
+        if let Some(c) = self.clamp_of(scope, &req.actor_id) {
             req.max_output_tokens = req.max_output_tokens.min(c.min(u32::MAX as u64) as u32);
         }
         // 7. Principal.
+        let declared_actor = self
+            .policy
+            .doc()
+            .uid_bindings
+            .is_some()
+            .then(|| req.actor_id.clone());
         let role = match self.principal(&mut req) {
             Ok(r) => r,
             Err(d) => {
@@ -164,6 +176,12 @@ impl Engine {
                 return self.deny_response(&req, role, d);
             }
         };
+        // A service account named the actor: that name must be bound too.
+        if declared_actor.is_some_and(|a| a != req.actor_id)
+            && let Some(d) = self.binding_denial(&req)
+        {
+            return self.deny_response(&req, role, d);
+        }
         // 8. Tool registry.
         if let Err(d) = self.check_registry(&req.requested_tools) {
             return self.deny_response(&req, role, d);
@@ -210,11 +228,11 @@ impl Engine {
         if let Err(d) = self.policy_rules(&req, role) {
             if self.count_event(
                 Counter::Denies,
-                &req.workspace_id.clone(),
+                &composite(scope, &[&req.workspace_id]),
                 self.settings.policy_deny_circuit_breaker_threshold,
             ) {
                 let ws = req.workspace_id.clone();
-                self.trip_breaker(&ws, "repeated_policy_denials");
+                self.trip_breaker(scope, &ws, "repeated_policy_denials");
             }
             return self.deny_response(&req, role, d);
         }
@@ -261,9 +279,29 @@ impl Engine {
         self.grant(req, role, plan, scoped, fp)
     }
 
+    /// The `identity_not_bound` denial of a daemon peer naming an id that the policy's
+    /// `uidBindings` does not bind to its uid. In process (no uid) nothing is checked: the
+    /// host that embeds the governor is trusted as in 13.14.
+    fn binding_denial(&self, req: &AcquireRequest) -> Option<Deny> {
+        let bindings = self.policy.doc().uid_bindings.as_ref()?;
+        let uid = self.caller?;
+        let bound = bindings
+            .get(&uid.to_string())
+            .is_some_and(|b| b.covers(&req.org_id, &req.workspace_id, &req.actor_id));
+        (!bound).then(|| {
+            deny(
+                "identity_not_bound",
+                None,
+                "name only the org, workspace and actor ids the policy's uidBindings binds to your uid",
+                false,
+            )
+        })
+    }
+
     fn count_retry(&mut self, key: &str, actor: &str) {
         if self.count_event(Counter::Retry, key, self.settings.retry_threshold_per_lease) {
-            self.start_cooldown(actor, "retry_storm");
+            let scope = self.scope();
+            self.start_cooldown(scope, actor, "retry_storm");
         }
     }
 

@@ -5,6 +5,7 @@
 mod access;
 mod acquire;
 mod approvals;
+mod keys;
 mod policy_cmds;
 mod refresh;
 mod release;
@@ -113,10 +114,11 @@ impl Engine {
             .map(|k| BundleKey::from_spki_base64(k))
             .collect::<crate::Result<Vec<_>>>()?;
         let fresh = snapshot.is_none();
-        let st = match snapshot {
+        let mut st = match snapshot {
             None => {
                 let mut st = State::default();
                 st.meta.audit.head = GENESIS_HASH.to_string();
+                st.meta.key_format = keys::KEY_FORMAT;
                 st.meta.policy.history.push(state::PolicyRec {
                     version: policy.version().to_string(),
                     content: policy.source().clone(),
@@ -126,6 +128,7 @@ impl Engine {
             }
             Some(s) => restore(&s)?,
         };
+        let moved = (st.meta.key_format < keys::KEY_FORMAT).then(|| keys::migrate_keys(&mut st));
         let active = st
             .meta
             .policy
@@ -162,6 +165,15 @@ impl Engine {
             rate_tokens: 0,
         };
         e.rebuild_indexes();
+        if let Some(moved) = moved {
+            for (old, new) in moved {
+                e.touch_idem(&old);
+                if let Some(new) = new {
+                    e.touch_idem(&new);
+                }
+            }
+            e.touch_meta();
+        }
         Ok(e)
     }
 

@@ -66,8 +66,13 @@ impl Engine {
         let now = self.now;
         let retention = self.settings.idempotency_retention_ms as i64;
         let l = self.st.leases.get_mut(&id).expect("checked");
-        let (reserved, day, compute, actor) =
-            (l.reserved, l.day, l.compute, l.request.actor_id.clone());
+        let (reserved, day, compute, actor, owner) = (
+            l.reserved,
+            l.day,
+            l.compute,
+            l.request.actor_id.clone(),
+            l.owner_uid,
+        );
         let (expires_at, old_retain) = (l.expires_at, l.retain_until);
         l.status = LeaseStatus::Released;
         l.subs.clear();
@@ -163,8 +168,10 @@ impl Engine {
             receipt,
         };
         if req.actual_cost_cents >= self.settings.spend_spike_cents {
-            self.start_clamp(&actor, "spend_spike");
-            self.start_cooldown(&actor, "spend_spike");
+            // The actor as its lease's owner declared it (13.16: safety state is per uid).
+            let scope = super::keys::Scope::of(owner);
+            self.start_clamp(scope, &actor, "spend_spike");
+            self.start_cooldown(scope, &actor, "spend_spike");
         }
         if status == LeaseStatus::Live {
             self.expiry.remove(&(expires_at, id.clone()));

@@ -1,9 +1,11 @@
 //! Safety automation (SEMANTICS 13.7): windowed counters that restart after they trip,
-//! cooldowns, breakers and clamps with an end, bounded maps evicted oldest first.
+//! cooldowns, breakers and clamps with an end, bounded maps evicted oldest first. Every key
+//! holds the peer scope with the declared id (SEMANTICS 13.16; [`super::keys`]).
 
 use std::collections::BTreeMap;
 
 use super::Engine;
+use super::keys::{Scope, composite, scoped_get};
 use super::state::{Until, Window};
 use crate::governor::wire::Intervention;
 
@@ -92,51 +94,38 @@ impl Engine {
         self.touch_meta();
     }
 
-    pub(crate) fn start_cooldown(&mut self, actor: &str, trigger: &str) {
+    pub(crate) fn start_cooldown(&mut self, scope: Scope, actor: &str, trigger: &str) {
         let until = self.now + self.settings.safety_cooldown_ms as i64;
-        self.set_until(0, actor, until, 0);
+        self.set_until(0, &composite(scope, &[actor]), until, 0);
         self.intervene(trigger, format!("actor:{actor}"), "cooldown");
     }
 
-    pub(crate) fn trip_breaker(&mut self, ws: &str, trigger: &str) {
+    pub(crate) fn trip_breaker(&mut self, scope: Scope, ws: &str, trigger: &str) {
         let until = self.now + self.settings.safety_cooldown_ms as i64;
-        self.set_until(1, ws, until, 0);
+        self.set_until(1, &composite(scope, &[ws]), until, 0);
         self.intervene(trigger, format!("workspace:{ws}"), "circuit_breaker");
     }
 
-    pub(crate) fn start_clamp(&mut self, actor: &str, trigger: &str) {
+    pub(crate) fn start_clamp(&mut self, scope: Scope, actor: &str, trigger: &str) {
         let until = self.now + self.settings.clamp_duration_ms as i64;
         let value = self.settings.clamped_max_output_tokens;
-        self.set_until(2, actor, until, value);
+        self.set_until(2, &composite(scope, &[actor]), until, value);
         self.intervene(trigger, format!("actor:{actor}"), "clamp_max_output_tokens");
     }
 
     /// Remaining cooldown of an actor (ms), if any.
-    pub(crate) fn cooldown_left(&self, actor: &str) -> Option<u64> {
-        self.st
-            .meta
-            .safety
-            .cooldowns
-            .get(actor)
+    pub(crate) fn cooldown_left(&self, scope: Scope, actor: &str) -> Option<u64> {
+        scoped_get(&self.st.meta.safety.cooldowns, scope, actor)
             .filter(|u| u.until > self.now)
             .map(|u| (u.until - self.now) as u64)
     }
 
-    pub(crate) fn breaker_open(&self, ws: &str) -> bool {
-        self.st
-            .meta
-            .safety
-            .breakers
-            .get(ws)
-            .is_some_and(|u| u.until > self.now)
+    pub(crate) fn breaker_open(&self, scope: Scope, ws: &str) -> bool {
+        scoped_get(&self.st.meta.safety.breakers, scope, ws).is_some_and(|u| u.until > self.now)
     }
 
-    pub(crate) fn clamp_of(&self, actor: &str) -> Option<u64> {
-        self.st
-            .meta
-            .safety
-            .clamps
-            .get(actor)
+    pub(crate) fn clamp_of(&self, scope: Scope, actor: &str) -> Option<u64> {
+        scoped_get(&self.st.meta.safety.clamps, scope, actor)
             .filter(|u| u.until > self.now)
             .map(|u| u.value)
     }

@@ -204,17 +204,17 @@ pub struct Until {
 pub struct Safety {
     /// Sequence for eviction order.
     pub seq: u64,
-    /// Retry-storm windows by scoped key.
+    /// Retry-storm windows by scoped idempotency key.
     pub retry: BTreeMap<String, Window>,
-    /// Policy-deny windows by workspace.
+    /// Policy-deny windows by (peer scope, workspace).
     pub denies: BTreeMap<String, Window>,
-    /// Tool-loop windows by `lease|tool`.
+    /// Tool-loop windows by (peer scope, lease, lower-cased tool).
     pub loops: BTreeMap<String, Window>,
-    /// Actor cooldowns.
+    /// Actor cooldowns by (peer scope, actor).
     pub cooldowns: BTreeMap<String, Until>,
-    /// Workspace breakers.
+    /// Workspace breakers by (peer scope, workspace).
     pub breakers: BTreeMap<String, Until>,
-    /// Actor output clamps.
+    /// Actor output clamps by (peer scope, actor).
     pub clamps: BTreeMap<String, Until>,
     /// Interventions, oldest first.
     pub interventions: VecDeque<Intervention>,
@@ -296,6 +296,10 @@ pub struct Meta {
     pub audit: AuditHead,
     /// Scoped idempotency keys in storage order (for retention pruning).
     pub idem_order: VecDeque<(i64, String)>,
+    /// The format of the composite keys in this state (0: ids joined by U+001F, before
+    /// SEMANTICS 13.16; rewritten once when a store is opened).
+    #[serde(default)]
+    pub key_format: u32,
 }
 
 /// The whole state.

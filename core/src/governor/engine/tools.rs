@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::Engine;
+use super::keys::{Scope, composite};
 use super::safety::Counter;
 use super::state::{LeaseStatus, SubLease};
 use crate::governor::wire::{
@@ -252,19 +253,24 @@ impl Engine {
         ws: &str,
     ) -> Result<(u64, u64, String), (String, &'static str)> {
         let err = |r: &str, rec: &'static str| Err((r.to_string(), rec));
-        // 1. Loop detector: every call counts.
-        let loop_key = format!("{}|{}", req.lease_id, req.tool_id.to_ascii_lowercase());
-        // Another uid's calls on a lease count apart from the owner's (13.14).
-        let loop_key = if self.foreign(&req.lease_id) {
-            self.caller_scoped(loop_key)
-        } else {
-            loop_key
-        };
-        if self.count_event(Counter::Loops, &loop_key, self.settings.tool_loop_threshold) {
-            if !ws.is_empty() {
-                self.trip_breaker(ws, "tool_call_loop");
+        // 1. Loop detector: every call on a live lease the caller may act on counts, keyed by
+        // the lease owner's scope (13.16: calls naming unknown or foreign leases count for
+        // nothing, so they can neither trip nor evict anyone's counter).
+        let owner = self
+            .st
+            .leases
+            .get(&req.lease_id)
+            .filter(|l| l.status == LeaseStatus::Live && self.visible(l))
+            .map(|l| Scope::of(l.owner_uid));
+        if let Some(scope) = owner {
+            let tool = req.tool_id.to_ascii_lowercase();
+            let loop_key = composite(scope, &[&req.lease_id, &tool]);
+            if self.count_event(Counter::Loops, &loop_key, self.settings.tool_loop_threshold) {
+                if !ws.is_empty() {
+                    self.trip_breaker(scope, ws, "tool_call_loop");
+                }
+                return err("tool_loop_detected", "stop repeating the same tool call");
             }
-            return err("tool_loop_detected", "stop repeating the same tool call");
         }
         // 2. Sub-lease.
         let sub_rec = "request a valid scoped tool sub-lease";

@@ -137,6 +137,33 @@ pub struct ServiceAccount {
     pub allowed_tools: Vec<String>,
 }
 
+/// The ids one peer uid may name in an acquire (`uidBindings`, SEMANTICS 13.16). An id is
+/// bound when its list holds it exactly or holds `*`; an absent or empty list binds nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct UidBinding {
+    /// Orgs (after a blank `orgId` became `default-org`).
+    pub org_ids: Vec<String>,
+    /// Workspaces.
+    pub workspace_ids: Vec<String>,
+    /// Actors.
+    pub actor_ids: Vec<String>,
+}
+
+impl UidBinding {
+    /// Whether `list` binds `id`.
+    pub fn binds(list: &[String], id: &str) -> bool {
+        list.iter().any(|x| x == "*" || x == id)
+    }
+
+    /// Whether the binding covers an acquire naming `org`, `workspace` and `actor`.
+    pub fn covers(&self, org: &str, workspace: &str, actor: &str) -> bool {
+        UidBinding::binds(&self.org_ids, org)
+            && UidBinding::binds(&self.workspace_ids, workspace)
+            && UidBinding::binds(&self.actor_ids, actor)
+    }
+}
+
 /// A tool rate limit (`RATELIMIT tool N/unit`), checked at `ExecuteToolCall`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -192,6 +219,9 @@ pub struct PolicyDoc {
     /// Cedar principal name for `cedarPolicies` (the Agentfile's `AGENT`); default: the actor.
     pub agent_name: Option<String>,
     pub audit_level: Option<String>,
+    /// Peer uid (decimal) -> the ids it may name (SEMANTICS 13.16). Present: a daemon peer's
+    /// acquire naming an unbound org, workspace or actor is denied `identity_not_bound`.
+    pub uid_bindings: Option<BTreeMap<String, UidBinding>>,
     /// Trust settings are construction-only: present -> the policy is refused.
     pub allowed_public_keys_base64: Option<Value>,
     /// Trust setting (refused in a policy).

@@ -90,6 +90,7 @@ const KNOWN_FIELDS: &[&str] = &[
     "cedarPolicies",
     "agentName",
     "auditLevel",
+    "uidBindings",
 ];
 
 /// The reason a policy is refused, if it is.
@@ -101,6 +102,16 @@ pub(crate) fn refusal(doc: &PolicyDoc) -> Option<String> {
         return Some(
             "a policy may not set trust settings (allowedPublicKeysBase64, requireSignedBundles, adminUids): they are construction-only".into(),
         );
+    }
+    if let Some(bad) = doc
+        .uid_bindings
+        .iter()
+        .flat_map(|m| m.keys())
+        .find(|k| k.parse::<u32>().ok().is_none_or(|u| u.to_string() != **k))
+    {
+        return Some(format!(
+            "uidBindings key {bad:?} is not a uid (a decimal number 0-4294967295 without sign or leading zeros)"
+        ));
     }
     if let Some(a) = doc.service_accounts.iter().find(|a| a.token.is_some()) {
         return Some(format!(
@@ -224,6 +235,44 @@ pub fn lint_policy(doc: &PolicyDoc, source: Option<&Value>) -> Vec<LintFinding> 
             "empty-tool-registry",
             "toolRegistry is empty: every requested tool is tool_not_registered".into(),
         );
+    }
+    if let Some(b) = &doc.uid_bindings {
+        if b.is_empty() {
+            warn(
+                "uid-bindings-empty",
+                "uidBindings binds no uid: every daemon peer's acquire is denied identity_not_bound"
+                    .into(),
+            );
+        }
+        for (uid, binding) in b {
+            for (kind, list) in [
+                ("orgIds", &binding.org_ids),
+                ("workspaceIds", &binding.workspace_ids),
+                ("actorIds", &binding.actor_ids),
+            ] {
+                if list.is_empty() {
+                    warn(
+                        "uid-binding-empty",
+                        format!(
+                            "uidBindings.{uid}.{kind} is empty: every acquire of uid {uid} is denied identity_not_bound (\"*\" binds every id)"
+                        ),
+                    );
+                }
+            }
+        }
+        let given = source
+            .and_then(|s| s.get("uidBindings"))
+            .and_then(Value::as_object);
+        for (uid, v) in given.into_iter().flatten() {
+            for k in v.as_object().into_iter().flat_map(|o| o.keys()) {
+                if !["orgIds", "workspaceIds", "actorIds"].contains(&k.as_str()) {
+                    warn(
+                        "unknown-field",
+                        format!("unknown field uidBindings.{uid}.{k} is ignored"),
+                    );
+                }
+            }
+        }
     }
     if let Some(Value::Object(m)) = source {
         for k in m.keys() {

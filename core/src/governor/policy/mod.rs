@@ -17,7 +17,9 @@ use sha2::{Digest, Sha256};
 pub use bundle::{
     BundleKey, KeyAlgorithm, PrivateKey, generate_key, sign_bundle, signed_text, verify_bundle,
 };
-pub use doc::{GovernorOptions, Limits, PolicyDoc, ScopedLimit, ServiceAccount, ToolRateLimit};
+pub use doc::{
+    GovernorOptions, Limits, PolicyDoc, ScopedLimit, ServiceAccount, ToolRateLimit, UidBinding,
+};
 pub use lint::{LintFinding, LintSeverity, lint_policy};
 pub use settings::Settings;
 
