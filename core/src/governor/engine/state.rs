@@ -294,8 +294,6 @@ pub struct Meta {
     pub policy: PolicyState,
     /// Audit head.
     pub audit: AuditHead,
-    /// Scoped idempotency keys in storage order (for retention pruning).
-    pub idem_order: VecDeque<(i64, String)>,
 }
 
 /// The whole state.
