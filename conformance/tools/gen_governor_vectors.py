@@ -2565,6 +2565,100 @@ def identity():
              .cmd("ActivatePolicy", {"version": "v2"}, {"activated": True}))
     return v
 
+# ============================================================================ 13.16 bounds
+
+
+@section
+def bounded_state_and_sizes():
+    """13.16 Sizes on the wire, Bounded state and Tool-call targets."""
+    v = []
+    big = lambda n: "x" * n  # noqa: E731
+    # Sizes on the wire: over the limit -> success false, nothing stored, no id drawn.
+    over = [
+        ("actorId of 257 bytes (ids are at most 256 bytes of UTF-8)", R(actorId=big(257))),
+        ("actorId of 129 two-byte characters (258 bytes: the limit counts UTF-8 bytes)",
+         R(actorId="\u00e9" * 129)),
+        ("a requestedTools toolId of 257 bytes", R(requestedTools=[{"toolId": big(257)}])),
+        ("an idempotencyKey of 257 bytes", R(idempotencyKey=big(257))),
+        ("riskFlags with 1025 items (a list is at most 1024)", R(riskFlags=["r"] * 1025)),
+        ("a modelId of 4097 bytes", R(modelId=big(4097))),
+    ]
+    for why, payload in over:
+        v.append(Sc("13.16 Sizes on the wire: Acquire with %s is refused (success false); nothing is "
+                    "stored and no id is drawn" % why)
+                 .acq(payload, FAILED)
+                 .metrics({"activeLeases": 0, "spendTodayCents": 0, "deniesByReason": {}})
+                 .cmd("ExportAudit", {}, {"records": []})
+                 .acq(R(), grant("lease-1")))
+    v.append(Sc("13.16 Sizes on the wire: ids of exactly 256 bytes and lists of exactly 1024 items are accepted")
+             .acq(R(actorId=big(256), workspaceId=big(256), idempotencyKey=big(256), riskFlags=["r"] * 1024),
+                  grant("lease-1")))
+    v.append(tool_sc("13.16 Sizes on the wire: ExecuteToolCall with a commandText of 4097 bytes is refused and "
+                     "uses no call; 4096 bytes pass", sub_tool="sh", calls=2)
+             .cmd("ExecuteToolCall", X(tool="sh", cmd="ls " + big(4094)), FAILED)
+             .cmd("ExecuteToolCall", X(tool="sh", cmd="ls " + big(4093)), {"allowed": True, "remainingCalls": 1}))
+    v.append(tool_sc("13.16 Sizes on the wire: a targetHost or targetPath over 16384 bytes is refused (success "
+                     "false) and uses no call", sub_tool="web.get", calls=1)
+             .cmd("ExecuteToolCall", X(tool="web.get", cmd="curl", host="a." * 8192 + "b"), FAILED)
+             .cmd("ExecuteToolCall", X(tool="web.get", cmd="curl", path="/tmp/" + big(16380)), FAILED)
+             .cmd("ExecuteToolCall", X(tool="web.get", cmd="curl", host="api.example.com"),
+                  {"allowed": True, "remainingCalls": 0}))
+    v.append(Sc("13.16 Sizes on the wire: RequestApproval with a reason of 4097 bytes and ReviewApproval with a "
+                "comment of 4097 bytes or a reviewerId of 257 bytes are refused; nothing is stored",
+                APPROVAL_POLICY)
+             .cmd("RequestApproval", AREQ(reason=big(4097)), FAILED)
+             .cmd("RequestApproval", AREQ(reason=big(4096)), {"approvalId": "approval-1"})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True,
+                                     "comment": big(4097)}, FAILED)
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": big(257), "approve": True}, FAILED)
+             .cmd("ListPendingApprovals", {}, {"items": [{"approvalId": "approval-1", "currentApprovals": 0}]}))
+    # Bounded state: denials counted by reason code.
+    v.append(Sc("13.16 Bounded state: deniesByReason counts denials by reason code (the part before the first "
+                "`:`); the answer still names the tool", {"toolRegistry": TOOLS})
+             .acq(R(requestedTools=[{"toolId": "evil.one"}]), deny("tool_not_registered:evil.one"))
+             .acq(R(requestedTools=[{"toolId": "evil.two"}]), deny("tool_not_registered:evil.two"))
+             .acq(R(requestedTools=[{"toolId": big(200)}]), deny("tool_not_registered:" + big(200)))
+             .metrics({"deniesByReason": {"tool_not_registered": 3}}))
+    # Tool-call targets: hosts.
+    hosts_policy = {"allowedNetworkHosts": ["api.example.com", "*.example.org", "127.0.0.1", "[::1]"]}
+    for host, why in [("localhost:6379#.example.org", "a port and a fragment"),
+                      ("2852039166/.example.org", "a path (a runner would reach 169.254.169.254)"),
+                      ("api.example.com:443", "a port"), ("user@api.example.com", "userinfo"),
+                      ("a_b.example.org", "`_` is not LDH"), ("a b.example.org", "a space"),
+                      ("a..example.org", "an empty label"), ("api.example.com..", "two trailing dots"),
+                      ("x" * 64 + ".example.org", "a 64-byte label"),
+                      ("abcdefghi." * 25 + "example.org", "more than 253 bytes"),
+                      ("b\u00fccher.example.org", "a non-ASCII letter (the punycode form is the host name)"),
+                      ("2852039166", "a number: read as an IPv4 address, not a dotted quad"),
+                      ("127.1", "a short IPv4 form"), ("0x7f.0.0.1", "a hex IPv4 part"),
+                      ("127.0.0.01", "an IPv4 part with a leading zero"),
+                      ("[fe80::1%25eth0]", "an IPv6 zone")]:
+        v.append(tool_sc("13.16 Tool-call targets: targetHost %r -> host_invalid (%s)" % (host, why),
+                         hosts_policy, sub_tool="web.get")
+                 .cmd("ExecuteToolCall", X(host=host, tool="web.get", cmd="curl"), NO("host_invalid")))
+    for host, canonical in [("API.Example.COM.", "api.example.com"), ("a-b.example.org", "a-b.example.org"),
+                            ("127.0.0.1", "127.0.0.1"), ("::1", "[::1]"), ("[0:0::1]", "[::1]")]:
+        v.append(tool_sc("13.16 Tool-call targets: targetHost %r is allowed; the answer carries the canonical "
+                         "host %r (lower case, no trailing dot; IPv6 in brackets)" % (host, canonical),
+                         hosts_policy, sub_tool="web.get")
+                 .cmd("ExecuteToolCall", X(host=host, tool="web.get", cmd="curl"),
+                      {"allowed": True, "canonicalHost": canonical}))
+    v.append(tool_sc("13.16 Tool-call targets: host_invalid is decided at the host step, after the path check and "
+                     "before the command check", hosts_policy, sub_tool="web.get")
+             .cmd("ExecuteToolCall", X(path="/etc/x", host="evil:1", tool="web.get", cmd="curl"),
+                  NO("tool_path_not_allowed"))
+             .cmd("ExecuteToolCall", X(host="evil:1", tool="web.get", cmd="curl; rm"), NO("host_invalid"))
+             .cmd("ExecuteToolCall", X(host="evil.com", tool="web.get", cmd="curl"), NO("tool_host_not_allowed")))
+    # Tool-call targets: commands.
+    for cmd, why in [("ls /work\nrm -rf /", "a newline"), ("ls /work\rrm", "a carriage return"),
+                     ("ls\t/work", "a tab"), ("ls \u0000x", "NUL"), ("ls \u001b[2J", "ESC"),
+                     ("ls \u007f", "DEL")]:
+        v.append(tool_sc("13.16 Tool-call targets: a commandText holding %s -> tool_command_rejected" % why,
+                         sub_tool="sh")
+                 .cmd("ExecuteToolCall", X(tool="sh", cmd=cmd), NO("tool_command_rejected")))
+    return v
+
+
 # ============================================================================ 13.1 frames (frame_decode)
 
 MAX_FRAME = 16777216

@@ -15,7 +15,14 @@ use crate::{Error, ErrorCode};
 
 /// Reads a payload: blank is `{}`, anything but a JSON object is refused, and with `strict`
 /// so is a field the request type does not have.
-fn parse<T: DeserializeOwned>(payload: &str, strict: bool) -> crate::Result<T> {
+/// Every field must be within its wire size limit (SEMANTICS 13.16).
+fn parse<T: DeserializeOwned + WireLimits>(payload: &str, strict: bool) -> crate::Result<T> {
+    let value: T = parse_shape(payload, strict)?;
+    value.check_limits().map_err(Error::invalid)?;
+    Ok(value)
+}
+
+fn parse_shape<T: DeserializeOwned>(payload: &str, strict: bool) -> crate::Result<T> {
     let text = payload.trim();
     let text = if text.is_empty() { "{}" } else { text };
     if !text.starts_with('{') {
@@ -49,7 +56,7 @@ fn out<T: Serialize>(r: crate::Result<T>) -> crate::Result<String> {
 
 /// Reads a payload as [`Governor::call_json`] does: blank is `{}`, only a JSON object, no
 /// unknown field (shared with [`super::client::GovernorClient::call_json`]).
-pub(crate) fn parse_strict<T: DeserializeOwned>(payload: &str) -> crate::Result<T> {
+pub(crate) fn parse_strict<T: DeserializeOwned + WireLimits>(payload: &str) -> crate::Result<T> {
     parse(payload, true)
 }
 
@@ -115,7 +122,7 @@ impl Governor {
 /// A field-less payload: any JSON object (lenient) or `{}` (strict).
 fn empty(payload: &str, strict: bool) -> crate::Result<()> {
     if strict {
-        parse::<Empty>(payload, true).map(|_| ())
+        parse_shape::<Empty>(payload, true).map(|_| ())
     } else {
         parse::<serde_json::Value>(payload, false).map(|_| ())
     }
@@ -129,7 +136,7 @@ pub(crate) fn check_strict(command: &str, payload: &str) -> crate::Result<Comman
     let Some(cmd) = Command::parse(command) else {
         return Err(Error::invalid("unknown_command"));
     };
-    fn ok<T: DeserializeOwned>(payload: &str) -> crate::Result<()> {
+    fn ok<T: DeserializeOwned + WireLimits>(payload: &str) -> crate::Result<()> {
         parse_strict::<T>(payload).map(|_| ())
     }
     match cmd {

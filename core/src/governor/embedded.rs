@@ -709,13 +709,16 @@ impl Governor {
         let Some(cmd) = Command::parse(command) else {
             return Err("unknown_command".into());
         };
-        fn parse<T: DeserializeOwned>(payload: &str) -> Result<T, String> {
+        fn parse<T: DeserializeOwned + WireLimits>(payload: &str) -> Result<T, String> {
             let text = payload.trim();
             let text = if text.is_empty() { "{}" } else { text };
             if !text.starts_with('{') {
                 return Err("invalid payload: expected a JSON object".into());
             }
-            serde_json::from_str(text).map_err(|e| format!("invalid payload: {e}"))
+            let value: T =
+                serde_json::from_str(text).map_err(|e| format!("invalid payload: {e}"))?;
+            value.check_limits()?;
+            Ok(value)
         }
         fn out<T: Serialize>(r: crate::Result<T>) -> Result<String, String> {
             r.map_err(|e| e.message().to_string())

@@ -23,6 +23,12 @@ struct Deny {
     plan: bool,
 }
 
+/// The code of a denial reason: the part before the first `:` (`tool_not_registered` of
+/// `tool_not_registered:<toolId>`).
+pub(crate) fn reason_code(reason: &str) -> &str {
+    reason.split_once(':').map_or(reason, |(code, _)| code)
+}
+
 fn deny(reason: impl Into<String>, retry: Option<u64>, rec: &str, plan: bool) -> Deny {
     Deny {
         reason: reason.into(),
@@ -926,13 +932,16 @@ impl Engine {
             .s("reason", &d.reason)
             .s("recommendation", &d.recommendation);
         self.audit(rec);
-        *self
-            .st
-            .meta
-            .metrics
-            .denies
-            .entry(d.reason.clone())
-            .or_insert(0) += 1;
+        // Counted by reason code (the part before the first `:`): a reason may carry a
+        // client's tool id, and stored state holds no unbounded client text (13.16).
+        let code = reason_code(&d.reason);
+        let denies = &mut self.st.meta.metrics.denies;
+        match denies.get_mut(code) {
+            Some(n) => *n += 1,
+            None => {
+                denies.insert(code.to_string(), 1);
+            }
+        }
         self.touch_meta();
         AcquireResponse {
             granted: false,
@@ -1110,7 +1119,7 @@ impl Engine {
         self.touch_lease(&id);
         self.audit(a);
         if let (Some(key), Some(fp)) = (scoped, fp) {
-            self.st.idem.insert(
+            let old = self.st.idem.insert(
                 key.clone(),
                 IdemRec {
                     fingerprint: fp,
@@ -1118,7 +1127,10 @@ impl Engine {
                     stored_at: now,
                 },
             );
-            self.st.meta.idem_order.push_back((now, key.clone()));
+            if let Some(old) = old {
+                self.idem_order.remove(&(old.stored_at, key.clone()));
+            }
+            self.idem_order.insert((now, key.clone()));
             self.touch_idem(&key);
         }
         response

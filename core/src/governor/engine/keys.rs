@@ -101,19 +101,6 @@ pub(crate) fn migrate_keys(st: &mut super::State) -> Vec<(String, Option<String>
         }
         moved.push((key, new));
     }
-    let map: std::collections::BTreeMap<&str, Option<&String>> = moved
-        .iter()
-        .map(|(o, n)| (o.as_str(), n.as_ref()))
-        .collect();
-    st.meta.idem_order = std::mem::take(&mut st.meta.idem_order)
-        .into_iter()
-        .filter_map(|(t, k)| {
-            map.get(k.as_str())
-                .copied()
-                .flatten()
-                .map(|n| (t, n.clone()))
-        })
-        .collect();
     let s = &mut st.meta.safety;
     s.retry.clear();
     s.denies.clear();
@@ -253,10 +240,6 @@ mod tests {
             };
             st.idem.insert(k.clone(), r);
         }
-        st.meta.idem_order = old_keys
-            .iter()
-            .map(|k| (1_767_225_600_000, k.clone()))
-            .collect();
         st.meta.key_format = 0;
         st.meta.safety.cooldowns.insert(
             "b".into(),
@@ -289,7 +272,7 @@ mod tests {
         }
         assert_eq!(e.state().meta.key_format, KEY_FORMAT);
         assert!(e.state().idem.keys().all(|k| k.starts_with('[')));
-        assert_eq!(e.state().meta.idem_order.len(), 2);
+        assert_eq!(e.idem_order.len(), 2);
         e.begin(true).unwrap();
         e.set_caller(None);
         assert_eq!(e.acquire(req("a", "k")).lease_id, "lease-1");

@@ -15,7 +15,7 @@ pub mod state;
 mod sweep;
 mod tools;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use std::sync::Arc;
 
@@ -69,6 +69,11 @@ pub struct Engine {
     pub(crate) retention: BTreeSet<(i64, String)>,
     /// Sum of the tokens in the rate window (derived).
     pub(crate) rate_tokens: u64,
+    /// Idempotency records by the time they were stored (derived; for retention pruning).
+    pub(crate) idem_order: BTreeSet<(i64, String)>,
+    /// The lease of each live sub-lease (derived): a tool call finds its sub-lease without
+    /// a scan of every lease.
+    pub(crate) sub_owner: HashMap<String, String>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -163,6 +168,8 @@ impl Engine {
             expiry: BTreeSet::new(),
             retention: BTreeSet::new(),
             rate_tokens: 0,
+            idem_order: BTreeSet::new(),
+            sub_owner: HashMap::new(),
         };
         e.rebuild_indexes();
         if let Some(moved) = moved {
@@ -206,6 +213,9 @@ impl Engine {
         if today > self.st.meta.pools.budget_day {
             self.st.meta.pools.budget_day = today;
             self.st.meta.pools.budget_used = 0;
+            // Scoped budgets of past days are dropped (13.16 Bounded state): a counter of an
+            // earlier day counts nothing today.
+            self.st.meta.scoped.retain(|_, c| c.day >= today);
             self.dirty_meta = true;
         }
         self.prune_rate();

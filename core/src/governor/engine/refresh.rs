@@ -5,7 +5,7 @@
 //! indexes kept exact), and a policy another governor activated is installed. Only then does
 //! the engine decide.
 
-use super::state::{LeaseRec, LeaseStatus, RateEvent};
+use super::state::{IdemRec, LeaseRec, LeaseStatus, RateEvent};
 use super::{Engine, internal};
 use crate::governor::policy::Policy;
 use crate::governor::store::Table;
@@ -40,7 +40,7 @@ impl Engine {
             .map_err(|e| internal(&format!("stored meta is corrupt: {e}")))?;
         let mut leases: Rows<LeaseRec> = Vec::new();
         let mut approvals = Vec::new();
-        let mut idem = Vec::new();
+        let mut idem: Rows<IdemRec> = Vec::new();
         let mut rate: Rows<RateEvent> = Vec::new();
         for (t, id, body) in rows {
             match t {
@@ -80,10 +80,22 @@ impl Engine {
             };
         }
         for (id, rec) in idem {
-            match rec {
-                Some(r) => self.st.idem.insert(id, r),
+            let old = match rec {
+                Some(r) => {
+                    self.idem_order.insert((r.stored_at, id.clone()));
+                    self.st.idem.insert(id.clone(), r)
+                }
                 None => self.st.idem.remove(&id),
             };
+            if let Some(old) = old
+                && self
+                    .st
+                    .idem
+                    .get(&id)
+                    .is_none_or(|r| r.stored_at != old.stored_at)
+            {
+                self.idem_order.remove(&(old.stored_at, id));
+            }
         }
         // Events with one admission time are in admission order; an updated event keeps its
         // place, a new one goes after those of its time (the order only breaks ties the
@@ -120,6 +132,13 @@ impl Engine {
 
     /// Adds (or removes) a lease's entries in the expiry and retention indexes.
     fn index_lease(&mut self, l: &LeaseRec, add: bool) {
+        for s in l.subs.keys() {
+            if add && l.status == LeaseStatus::Live {
+                self.sub_owner.insert(s.clone(), l.id.clone());
+            } else if self.sub_owner.get(s) == Some(&l.id) {
+                self.sub_owner.remove(s);
+            }
+        }
         let entry = match l.status {
             LeaseStatus::Live => (true, (l.expires_at, l.id.clone())),
             _ => (false, (l.retain_until, l.id.clone())),
@@ -136,10 +155,24 @@ impl Engine {
         }
     }
 
-    /// Rebuilds the derived indexes (expiry, retention, rate-window token sum) from the state.
+    /// Rebuilds the derived indexes (expiry, retention, idempotency order, sub-lease owners,
+    /// rate-window token sum) from the state.
     pub(crate) fn rebuild_indexes(&mut self) {
         self.expiry.clear();
         self.retention.clear();
+        self.idem_order = self
+            .st
+            .idem
+            .iter()
+            .map(|(k, r)| (r.stored_at, k.clone()))
+            .collect();
+        self.sub_owner = self
+            .st
+            .leases
+            .values()
+            .filter(|l| l.status == LeaseStatus::Live)
+            .flat_map(|l| l.subs.keys().map(|s| (s.clone(), l.id.clone())))
+            .collect();
         self.rate_tokens = self.st.rate.iter().map(|r| r.tokens).sum();
         let entries: Vec<_> = self
             .st

@@ -75,7 +75,9 @@ impl Engine {
         );
         let (expires_at, old_retain) = (l.expires_at, l.retain_until);
         l.status = LeaseStatus::Released;
-        l.subs.clear();
+        for s in std::mem::take(&mut l.subs).into_keys() {
+            self.sub_owner.remove(&s);
+        }
         l.retain_until = now + retention;
         let chain = l.approval_chain.clone();
         let summaries = l.context_summaries.clone();

@@ -3,7 +3,6 @@
 use serde_json::json;
 
 use super::Engine;
-use super::state::LeaseStatus;
 use crate::governor::wire::{
     ApprovalDecisionStatus, MetricsSnapshot, RunawayReport, StatusResponse, format_time_ms,
 };
@@ -15,12 +14,9 @@ impl Engine {
         r(n, self.settings.max_requests_per_minute).max(r(t, self.settings.max_tokens_per_minute))
     }
 
+    /// Live leases: the expiry index holds exactly those (no scan of the lease table).
     fn active_leases(&self) -> u64 {
-        self.st
-            .leases
-            .values()
-            .filter(|l| l.status == LeaseStatus::Live)
-            .count() as u64
+        self.expiry.len() as u64
     }
 
     /// `GetMetrics`.

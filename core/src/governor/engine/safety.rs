@@ -13,6 +13,14 @@ use crate::governor::wire::Intervention;
 pub const MAX_KEYS: usize = 10_000;
 /// Interventions kept.
 pub const MAX_INTERVENTIONS: usize = 1_000;
+/// Bytes per safety map (SEMANTICS 13.16): its keys, plus [`ENTRY_BYTES`] per entry and 8 per
+/// windowed event. Keys are client ids (each at most 256 bytes on the wire, several in a scoped
+/// key), so the key count alone does not bound the stored state.
+pub const MAX_MAP_BYTES: usize = 1 << 20;
+/// Bytes of the intervention list (each counted as its strings plus [`ENTRY_BYTES`]).
+pub const MAX_INTERVENTION_BYTES: usize = 256 << 10;
+/// The fixed cost counted per map entry or intervention.
+pub const ENTRY_BYTES: usize = 48;
 
 /// Which windowed counter.
 #[derive(Clone, Copy)]
@@ -22,19 +30,26 @@ pub(crate) enum Counter {
     Loops,
 }
 
-fn evict<V>(map: &mut BTreeMap<String, V>, seq: impl Fn(&V) -> u64) {
-    while map.len() > MAX_KEYS {
+/// Evicts oldest first until the map holds at most [`MAX_KEYS`] keys and [`MAX_MAP_BYTES`]
+/// bytes (`size`: the bytes of a value beyond its key and [`ENTRY_BYTES`]).
+fn evict<V>(map: &mut BTreeMap<String, V>, seq: impl Fn(&V) -> u64, size: impl Fn(&V) -> usize) {
+    let entry = |k: &String, v: &V| k.len() + ENTRY_BYTES + size(v);
+    let mut bytes: usize = map.iter().map(|(k, v)| entry(k, v)).sum();
+    while map.len() > MAX_KEYS || bytes > MAX_MAP_BYTES {
         let oldest = map
             .iter()
             .min_by_key(|(k, v)| (seq(v), (*k).clone()))
             .map(|(k, _)| k.clone());
-        match oldest {
-            Some(k) => {
-                map.remove(&k);
-            }
+        match oldest.and_then(|k| map.remove_entry(&k)) {
+            Some((k, v)) => bytes = bytes.saturating_sub(entry(&k, &v)),
             None => break,
         }
     }
+}
+
+/// The bytes an intervention counts for.
+fn intervention_bytes(iv: &Intervention) -> usize {
+    iv.timestamp_utc.len() + iv.trigger.len() + iv.scope.len() + iv.action.len() + ENTRY_BYTES
 }
 
 impl Engine {
@@ -60,7 +75,7 @@ impl Engine {
         if tripped {
             map.remove(key);
         }
-        evict(map, |w| w.seq);
+        evict(map, |w| w.seq, |w| 8 * w.events.len());
         self.touch_meta();
         tripped
     }
@@ -75,7 +90,7 @@ impl Engine {
             _ => &mut s.clamps,
         };
         map.insert(key.to_string(), Until { seq, until, value });
-        evict(map, |u| u.seq);
+        evict(map, |u| u.seq, |_| 0);
         self.touch_meta();
     }
 
@@ -88,8 +103,12 @@ impl Engine {
         };
         let list = &mut self.st.meta.safety.interventions;
         list.push_back(iv);
-        while list.len() > MAX_INTERVENTIONS {
-            list.pop_front();
+        let mut bytes: usize = list.iter().map(intervention_bytes).sum();
+        while list.len() > MAX_INTERVENTIONS || bytes > MAX_INTERVENTION_BYTES {
+            match list.pop_front() {
+                Some(old) => bytes = bytes.saturating_sub(intervention_bytes(&old)),
+                None => break,
+            }
         }
         self.touch_meta();
     }

@@ -294,8 +294,6 @@ pub struct Meta {
     pub policy: PolicyState,
     /// Audit head.
     pub audit: AuditHead,
-    /// Scoped idempotency keys in storage order (for retention pruning).
-    pub idem_order: VecDeque<(i64, String)>,
     /// The format of the composite keys in this state (0: ids joined by U+001F, before
     /// SEMANTICS 13.16; rewritten once when a store is opened).
     #[serde(default)]

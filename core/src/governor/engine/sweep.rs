@@ -34,16 +34,15 @@ impl Engine {
             }
         }
         let retention = self.settings.idempotency_retention_ms as i64;
-        while let Some((at, _)) = self.st.meta.idem_order.front() {
+        while let Some((at, _)) = self.idem_order.first() {
             if now - *at < retention {
                 break;
             }
-            let (at, key) = self.st.meta.idem_order.pop_front().expect("front exists");
+            let (at, key) = self.idem_order.pop_first().expect("first exists");
             if self.st.idem.get(&key).is_some_and(|r| r.stored_at == at) {
                 self.st.idem.remove(&key);
                 self.touch_idem(&key);
             }
-            self.touch_meta();
         }
         let approvals: Vec<String> = self
             .st
@@ -73,7 +72,9 @@ impl Engine {
             return;
         };
         l.status = LeaseStatus::Expired;
-        l.subs.clear();
+        for s in std::mem::take(&mut l.subs).into_keys() {
+            self.sub_owner.remove(&s);
+        }
         l.retain_until = now + retention;
         self.retention.insert((l.retain_until, l.id.clone()));
         let (compute, actor) = (l.compute, l.request.actor_id.clone());

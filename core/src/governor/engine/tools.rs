@@ -1,5 +1,6 @@
 //! Tool sub-leases, tool calls and `Authorize` (SEMANTICS 13.8 and 13.3).
 
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
 
 use super::Engine;
@@ -17,6 +18,64 @@ use crate::{
 const METACHARACTERS: &[char] = &[
     '&', '|', '>', '<', ';', '`', '$', '(', ')', '{', '}', '%', '^', '!',
 ];
+
+/// A `commandText` character refused like a metacharacter: a C0 control character or DEL
+/// (SEMANTICS 13.16; a newline would start a second command in a shell).
+fn is_control(c: char) -> bool {
+    c <= '\u{1f}' || c == '\u{7f}'
+}
+
+/// Longest host name (bytes, without the trailing dot) and label.
+const MAX_HOST_BYTES: usize = 253;
+const MAX_LABEL_BYTES: usize = 63;
+
+/// The canonical form of a `targetHost` (SEMANTICS 13.16), the host the runner must use: an
+/// LDH name (labels of ASCII letters, digits and `-`, 1-63 bytes, 253 in all) lower-cased
+/// without one trailing dot, an IPv4 literal as a dotted quad, or an IPv6 literal in brackets
+/// in its RFC 5952 form. `None` for anything else (`host_invalid`). A name whose last label is
+/// a number (digits, or `0x` and hex digits) is read as an IPv4 address by URL parsers
+/// (`2852039166` is 169.254.169.254), so it must then be a dotted-quad literal.
+pub(crate) fn canonical_host(host: &str) -> Option<String> {
+    if let Some(inner) = host.strip_prefix('[') {
+        let inner = inner.strip_suffix(']')?;
+        return inner.parse::<Ipv6Addr>().ok().map(|a| format!("[{a}]"));
+    }
+    if host.contains(':') {
+        return host.parse::<Ipv6Addr>().ok().map(|a| format!("[{a}]"));
+    }
+    let name = host.strip_suffix('.').unwrap_or(host);
+    if name.is_empty() || name.len() > MAX_HOST_BYTES {
+        return None;
+    }
+    let ldh = name.split('.').all(|l| {
+        !l.is_empty()
+            && l.len() <= MAX_LABEL_BYTES
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    });
+    if !ldh {
+        return None;
+    }
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let hex = last
+        .strip_prefix("0x")
+        .or_else(|| last.strip_prefix("0X"))
+        .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+    if hex || last.bytes().all(|b| b.is_ascii_digit()) {
+        return name.parse::<Ipv4Addr>().ok().map(|a| a.to_string());
+    }
+    Some(name.to_ascii_lowercase())
+}
+
+/// True when a canonical host is under one of the policy's host patterns: IPv6 literals only
+/// by equality with a pattern of the same address, others label by label.
+fn host_allowed(patterns: &[String], host: &str) -> bool {
+    if host.starts_with('[') {
+        return patterns
+            .iter()
+            .any(|p| canonical_host(p).as_deref() == Some(host));
+    }
+    patterns.iter().any(|p| host_matches(p, host))
+}
 
 /// Host pattern match: `*` is one DNS label; compared lower-cased, trailing dot removed.
 fn host_matches(pattern: &str, host: &str) -> bool {
@@ -130,6 +189,7 @@ impl Engine {
             }
             self.touch_approval(&aid);
         }
+        self.sub_owner.insert(id.clone(), req.lease_id.clone());
         let l = self.st.leases.get_mut(&req.lease_id).expect("live");
         l.calls_allocated += allowed;
         l.subs.insert(
@@ -185,7 +245,7 @@ impl Engine {
             ..Default::default()
         };
         match verdict {
-            Ok((timeout, bytes, canonical)) if self.audit_ok => {
+            Ok((timeout, bytes, canonical, host)) if self.audit_ok => {
                 let l = self.st.leases.get_mut(&req.lease_id).expect("checked");
                 let s = l.subs.get_mut(&req.tool_sub_lease_id).expect("checked");
                 s.used += 1;
@@ -211,6 +271,7 @@ impl Engine {
                 out.timeout_ms = timeout;
                 out.max_output_bytes = bytes;
                 out.canonical_path = canonical;
+                out.canonical_host = host;
                 self.touch_lease(&req.lease_id);
             }
             Ok(_) => {
@@ -246,12 +307,13 @@ impl Engine {
         out
     }
 
-    /// The checks of a tool call, in LeaseGate's order; Ok = (timeout, bytes, canonical path).
+    /// The checks of a tool call, in LeaseGate's order; Ok = (timeout, bytes, canonical path,
+    /// canonical host).
     fn check_tool_call(
         &mut self,
         req: &ToolExecutionRequest,
         ws: &str,
-    ) -> Result<(u64, u64, String), (String, &'static str)> {
+    ) -> Result<(u64, u64, String, String), (String, &'static str)> {
         let err = |r: &str, rec: &'static str| Err((r.to_string(), rec));
         // 1. Loop detector: every call on a live lease the caller may act on counts, keyed by
         // the lease owner's scope (13.16: calls naming unknown or foreign leases count for
@@ -275,10 +337,10 @@ impl Engine {
         // 2. Sub-lease.
         let sub_rec = "request a valid scoped tool sub-lease";
         let owner = self
-            .st
-            .leases
-            .values()
-            .find(|l| self.visible(l) && l.subs.contains_key(&req.tool_sub_lease_id));
+            .sub_owner
+            .get(&req.tool_sub_lease_id)
+            .and_then(|id| self.st.leases.get(id))
+            .filter(|l| self.visible(l) && l.subs.contains_key(&req.tool_sub_lease_id));
         let Some(owner) = owner else {
             return err("tool_sublease_not_found", sub_rec);
         };
@@ -343,27 +405,31 @@ impl Engine {
             }
             canonical = c;
         }
-        // 4. Host.
+        // 4. Host: a host name or IP literal (13.16), then the allow-list.
+        let mut host = String::new();
         if !req.target_host.is_empty() {
-            let host = req.target_host.trim_end_matches('.').to_ascii_lowercase();
-            if !self
-                .policy
-                .compiled()
-                .host_patterns
-                .iter()
-                .any(|p| host_matches(p, &host))
-            {
+            let Some(h) = canonical_host(&req.target_host) else {
+                return err(
+                    "host_invalid",
+                    "send a host name (letters, digits, `-`) or an IP literal, without port or path",
+                );
+            };
+            if !host_allowed(&self.policy.compiled().host_patterns, &h) {
                 return err("tool_host_not_allowed", "use an allowed host");
             }
+            host = h;
         }
-        // 5. Command.
-        if req.command_text.trim().is_empty() || req.command_text.contains(METACHARACTERS) {
+        // 5. Command: metacharacters, control characters and the empty command are refused.
+        if req.command_text.trim().is_empty()
+            || req.command_text.contains(METACHARACTERS)
+            || req.command_text.contains(is_control)
+        {
             return err(
                 "tool_command_rejected",
-                "send a plain command without shell metacharacters",
+                "send a plain command without shell metacharacters or control characters",
             );
         }
-        Ok((timeout, bytes, canonical))
+        Ok((timeout, bytes, canonical, host))
     }
 
     /// `Authorize`: one operation against a live lease's `effectiveLease` (SEMANTICS 8).

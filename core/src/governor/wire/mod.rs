@@ -8,6 +8,7 @@ pub mod approval;
 pub mod enums;
 pub mod envelope;
 pub mod frame;
+pub mod limits;
 pub mod num;
 pub mod release;
 pub mod tool;
@@ -18,6 +19,7 @@ pub use approval::*;
 pub use enums::*;
 pub use envelope::*;
 pub use frame::*;
+pub use limits::{MAX_ID_BYTES, MAX_LIST_ITEMS, MAX_TARGET_BYTES, MAX_TEXT_BYTES, WireLimits};
 pub use release::*;
 pub use tool::*;
 

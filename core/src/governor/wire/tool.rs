@@ -137,6 +137,10 @@ pub struct ToolExecutionResponse {
     /// Canonical path checked, when a path was given and allowed.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub canonical_path: String,
+    /// Canonical host checked (lower case, no trailing dot; an IPv6 literal in brackets), when
+    /// a host was given and allowed: the host the runner must use (SEMANTICS 13.16).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub canonical_host: String,
     /// Echoed.
     pub idempotency_key: String,
 }
