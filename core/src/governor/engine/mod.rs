@@ -4,11 +4,13 @@
 
 mod access;
 mod acquire;
+mod approval_index;
 mod approvals;
 mod policy_cmds;
 mod refresh;
 mod release;
 mod reports;
+mod reviewer_id;
 mod safety;
 pub mod state;
 mod sweep;
@@ -68,6 +70,8 @@ pub struct Engine {
     pub(crate) retention: BTreeSet<(i64, String)>,
     /// Sum of the tokens in the rate window (derived).
     pub(crate) rate_tokens: u64,
+    /// Approvals by queue order, requester, expiry, retention and token (derived).
+    pub(crate) approval_index: approval_index::ApprovalIndex,
 }
 
 impl std::fmt::Debug for Engine {
@@ -160,6 +164,7 @@ impl Engine {
             expiry: BTreeSet::new(),
             retention: BTreeSet::new(),
             rate_tokens: 0,
+            approval_index: Default::default(),
         };
         e.rebuild_indexes();
         Ok(e)

@@ -74,10 +74,7 @@ impl Engine {
             }
         }
         for (id, rec) in approvals {
-            match rec {
-                Some(r) => self.st.approvals.insert(id, r),
-                None => self.st.approvals.remove(&id),
-            };
+            self.refresh_approval(id, rec);
         }
         for (id, rec) in idem {
             match rec {
@@ -136,7 +133,8 @@ impl Engine {
         }
     }
 
-    /// Rebuilds the derived indexes (expiry, retention, rate-window token sum) from the state.
+    /// Rebuilds the derived indexes (expiry, retention, rate-window token sum, approvals) from
+    /// the state.
     pub(crate) fn rebuild_indexes(&mut self) {
         self.expiry.clear();
         self.retention.clear();
@@ -153,6 +151,7 @@ impl Engine {
                 _ => self.retention.insert((retain, id)),
             };
         }
+        self.rebuild_approval_index();
     }
 
     /// True when changes are waiting for [`Engine::take_changes`].

@@ -28,7 +28,7 @@ pub struct ApprovalRequest {
     /// Category scope.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_category: Option<ToolCategory>,
-    /// TTL in seconds (default 300, at least 30).
+    /// TTL in seconds (default 300; 30 to the policy's `maxApprovalTtlSeconds`).
     #[serde(default = "default_ttl")]
     pub ttl_seconds: u64,
     /// Single use (default true).
@@ -64,12 +64,14 @@ pub struct ApprovalRequestResponse {
     pub status: ApprovalDecisionStatus,
     /// Expiry.
     pub expires_at_utc: String,
-    /// Reviewers needed.
+    /// Reviewers needed under the active policy.
     pub required_reviewers: u32,
     /// Message.
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
+    /// Whether the token is good for one granted acquire only.
+    pub single_use: bool,
 }
 
 /// `GrantApprovalRequest` (a one-reviewer approve).
@@ -94,13 +96,17 @@ pub struct GrantApprovalResponse {
     pub granted: bool,
     /// The token (only when granted).
     pub approval_token: String,
-    /// Expiry.
+    /// Expiry of the approval (absent for an unknown id).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub expires_at_utc: String,
     /// Message.
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
+    /// Reviewers needed under the active policy (0 for an unknown id).
+    pub required_reviewers: u32,
+    /// Whether the token is good for one granted acquire only.
+    pub single_use: bool,
 }
 
 /// `DenyApprovalRequest`.
@@ -127,6 +133,13 @@ pub struct DenyApprovalResponse {
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
+    /// Expiry of the approval (absent for an unknown id).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub expires_at_utc: String,
+    /// Reviewers needed under the active policy (0 for an unknown id).
+    pub required_reviewers: u32,
+    /// Whether the token is good for one granted acquire only.
+    pub single_use: bool,
 }
 
 /// `ReviewApprovalRequest`.
@@ -159,12 +172,17 @@ pub struct ReviewApprovalResponse {
     pub approval_token: String,
     /// Distinct approving reviewers so far.
     pub current_approvals: u32,
-    /// Reviewers needed.
+    /// Reviewers needed under the active policy.
     pub required_reviewers: u32,
     /// Message.
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
+    /// Expiry of the approval (absent for an unknown id).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub expires_at_utc: String,
+    /// Whether the token is good for one granted acquire only.
+    pub single_use: bool,
 }
 
 /// One review of an approval.
@@ -196,6 +214,11 @@ pub struct ApprovalQueueRequest {
     pub tool_category: Option<ToolCategory>,
     /// Ignored (as LeaseGate).
     pub risk_flag: String,
+    /// Items per page (0 or absent: 100; at most 100).
+    pub limit: u32,
+    /// Start after this approval (the previous page's `nextAfterApprovalId`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub after_approval_id: String,
 }
 
 /// One pending approval.
@@ -227,6 +250,8 @@ pub struct ApprovalQueueItem {
     pub current_approvals: u32,
     /// Reviews so far.
     pub reviewers: Vec<ApprovalDecisionTrace>,
+    /// Whether the token will be good for one granted acquire only.
+    pub single_use: bool,
 }
 
 /// `ApprovalQueueResponse`.
@@ -235,4 +260,7 @@ pub struct ApprovalQueueItem {
 pub struct ApprovalQueueResponse {
     /// Pending approvals, oldest first.
     pub items: Vec<ApprovalQueueItem>,
+    /// When more remain: the `afterApprovalId` of the next page.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub next_after_approval_id: String,
 }
