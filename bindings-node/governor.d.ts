@@ -123,7 +123,8 @@ export interface GovernorMethods {
   grantApproval(request?: GovernorRequest | string | null): GovernorResponse
   /** `DenyApproval`: denies an approval. */
   denyApproval(request?: GovernorRequest | string | null): GovernorResponse
-  /** `ListPendingApprovals`: the pending approvals. */
+  /** `ListPendingApprovals`: the pending approvals, oldest first, one page (`limit`,
+   * `afterApprovalId`) at a time. */
   listPendingApprovals(request?: GovernorRequest | string | null): GovernorResponse
   /** `ReviewApproval`: one reviewer's decision (quorum; a requester cannot review their own
    * approval). */

@@ -4,18 +4,22 @@
 //! with the test-only `--clock manual:<start>` (moved by the admin-only `TestSetClock`) and
 //! `--ids deterministic`; `{"restart": true}` is a real SIGTERM and restart on the same state.
 //! The frame_decode vectors are sent as raw bytes to a daemon as well.
+//! As root, `RequestApproval` steps are sent by another uid and each reviewer id's decisions by
+//! an admin uid of its own: a uid never reviews an approval it requested and counts once toward
+//! a quorum (SEMANTICS 13.16).
 //! `LEASEKIT_VECTORS=<dir>` points at another vector directory.
 
 mod daemon;
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use daemon::Daemon;
 use daemon::compare::matches;
-use leasekit::governor::wire::format_time_ms;
+use leasekit::governor::wire::{ResponseEnvelope, format_time_ms};
 use serde_json::{Value, json};
 
 fn vectors_dir() -> PathBuf {
@@ -39,6 +43,42 @@ fn ms(t: &str) -> i64 {
 }
 
 /// Runs one governor vector against its own daemon; `Err` says what differed.
+/// The uid that sends `RequestApproval`: a uid never reviews an approval it requested
+/// (SEMANTICS 13.16), so a vector's requests come from another uid than its reviews.
+const REQUESTER_UID: u32 = 65534;
+
+/// Admin uids that send a vector's reviews, one per reviewer id (one uid is one person).
+const REVIEWER_UIDS: std::ops::Range<u32> = 65500..65532;
+
+/// `command` sent as `uid` through `leasekit gov call`.
+fn call_as(uid: u32, d: &Daemon, command: &str, payload: &str) -> ResponseEnvelope {
+    let out = std::process::Command::new(daemon::leasekit_bin())
+        .arg("gov")
+        .arg("--socket")
+        .arg(&d.socket)
+        .args(["call", command, payload])
+        .uid(uid)
+        .gid(uid)
+        .output()
+        .expect("run leasekit gov call");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "gov call answered no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    ResponseEnvelope {
+        success: v["success"] == true,
+        payload_json: if v["payload"].is_null() {
+            String::new()
+        } else {
+            v["payload"].to_string()
+        },
+        error: v["error"].as_str().unwrap_or_default().to_string(),
+        protocol_version: "0.1".into(),
+    }
+}
+
 fn run_vector(v: &Value) -> Result<(), String> {
     let input = &v["input"];
     let dir = daemon::temp_dir("v");
@@ -51,7 +91,15 @@ fn run_vector(v: &Value) -> Result<(), String> {
         "deterministic".into(),
         "--sweep-interval-ms".into(),
         "3600000".into(),
+        "--socket-mode".into(),
+        "666".into(),
+        "--admin-uid".into(),
+        "0".into(),
     ];
+    for uid in REVIEWER_UIDS {
+        base.push("--admin-uid".into());
+        base.push(uid.to_string());
+    }
     if let Some(o) = input.get("options") {
         std::fs::write(dir.join("options.json"), o.to_string()).unwrap();
         base.push("--options".into());
@@ -67,6 +115,8 @@ fn run_vector(v: &Value) -> Result<(), String> {
         a
     };
     let mut d = Daemon::try_start_in(&dir, with_clock(now))?;
+    let as_root = leasekit_serve::listener::current_uid() == 0;
+    let mut reviewers: std::collections::HashMap<String, u32> = Default::default();
     let mut client = d.client();
     let steps = input["steps"].as_array().unwrap();
     let expects = v["expect"].as_array().unwrap();
@@ -118,7 +168,18 @@ fn run_vector(v: &Value) -> Result<(), String> {
                 step["payload"].to_string(),
             )
         };
-        let env = client.handle_envelope(&command, &payload);
+        let reviewer = ["reviewerId", "grantedBy", "deniedBy"]
+            .iter()
+            .find_map(|k| step["payload"].get(*k).and_then(Value::as_str));
+        let env = match (command.as_str(), reviewer) {
+            ("RequestApproval", _) if as_root => call_as(REQUESTER_UID, &d, &command, &payload),
+            ("ReviewApproval" | "GrantApproval" | "DenyApproval", Some(name)) if as_root => {
+                let next = REVIEWER_UIDS.start + reviewers.len() as u32;
+                let uid = *reviewers.entry(name.to_string()).or_insert(next);
+                call_as(uid, &d, &command, &payload)
+            }
+            _ => client.handle_envelope(&command, &payload),
+        };
         if expect.get("success") == Some(&Value::Bool(false)) {
             if env.success {
                 return fail(format!(

@@ -1128,9 +1128,11 @@ def approvals():
              .acq(PUB(approvalToken="appr-1"), grant("lease-2")))
     v.append(approved(Sc("13.6: the token expires with the approval (TTL 300 s by default)", APPROVAL_POLICY))
              .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0), at=300000))
-    v.append(Sc("13.6: the approval TTL is at least 30 s (ttlSeconds 5 -> 30 s)", APPROVAL_POLICY)
-             .cmd("RequestApproval", AREQ(ttlSeconds=5), lambda s: {"approvalId": "approval-1",
-                                                                    "expiresAtUtc": s.t(30000)})
+    v.append(Sc("13.6, 13.16 Approval limits: the approval TTL is at least 30 s (ttlSeconds 5 -> success false, "
+                "nothing stored; ttlSeconds 30 -> 30 s)", APPROVAL_POLICY)
+             .cmd("RequestApproval", AREQ(ttlSeconds=5), FAILED)
+             .cmd("RequestApproval", AREQ(ttlSeconds=30), lambda s: {"approvalId": "approval-1",
+                                                                     "expiresAtUtc": s.t(30000)})
              .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"granted": True}, at=29000)
              .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0), at=1000))
     v.append(Sc("13.6: an expired approval can never become granted", APPROVAL_POLICY)
@@ -1183,9 +1185,12 @@ def approvals():
              .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"},
                   {"granted": False, "message": "approval pending additional reviewers"})
              .acq(PUB(approvalToken="appr-1"), deny("approval_required", 0)))
-    v.append(Sc("13.6: with no category the approval needs one reviewer", quorum)
-             .cmd("RequestApproval", AREQ(toolCategory=DEL), {"approvalId": "approval-1", "requiredReviewers": 1})
+    v.append(Sc("13.16 Approval quorum at use: with no tool and no category the approval needs the largest quorum "
+                "of the policy (here 2)", quorum)
+             .cmd("RequestApproval", AREQ(toolCategory=DEL), {"approvalId": "approval-1", "requiredReviewers": 2})
              .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
+                  {"status": "pending", "currentApprovals": 1})
+             .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev2", "approve": True},
                   {"status": "granted", "approvalToken": "appr-1"}))
     v.append(Sc("13.6: a denied approval can never become granted (a later approving review leaves it denied)", quorum)
              .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"})
@@ -1243,7 +1248,7 @@ def approvals():
              .cmd("RequestApproval", AREQ(), {"approvalId": "approval-1"})
              .cmd("RequestApproval", AREQ(workspaceId="ws2", actorId="bob", requestedBy="bob"),
                   {"approvalId": "approval-2"})
-             .cmd("RequestApproval", AREQ(toolCategory=DEL, reason="general"), {"approvalId": "approval-3"})
+             .cmd("RequestApproval", AREQ(toolCategory="networkRead", reason="general"), {"approvalId": "approval-3"})
              .cmd("ReviewApproval", {"approvalId": "approval-1", "reviewerId": "rev1", "approve": True},
                   {"status": "pending"})
              .cmd("GrantApproval", {"approvalId": "approval-3", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
@@ -2754,6 +2759,198 @@ def reference_frame_decode(data):
             return IR
     return {"command": obj["command"]}
 
+
+
+# ============================================================================ 13.16 approvals under attack
+
+QTOOLS = TOOLS + [{"toolId": "fs.write", "category": "fileWrite"}]
+QPOLICY = {"policyVersion": "v1", "toolRegistry": QTOOLS, "approvalRequiredToolCategories": ["exec", "fileWrite"],
+           "approvalReviewersByToolCategory": {"exec": 3, "fileWrite": 2}}
+
+
+def QT(*ids):
+    cat = {t["toolId"]: t["category"] for t in QTOOLS}
+    return [{"toolId": i, "category": cat[i]} for i in ids]
+
+
+def review(approval_id, reviewer, approve=True, **kw):
+    d = {"approvalId": approval_id, "reviewerId": reviewer, "approve": approve}
+    d.update(kw)
+    return d
+
+
+@section
+def approvals_under_attack():
+    v = []
+    sc = Sc("13.16 Approval quorum at use: an approval naming neither a tool nor a category needs the largest quorum "
+            "of the policy (exec 3); one reviewer leaves it pending, the third grants it; it then admits exec and "
+            "fileWrite tools", QPOLICY)
+    sc.cmd("RequestApproval", AREQ(toolCategory=DEL, singleUse=False, ttlSeconds=3600),
+           lambda s: {"approvalId": "approval-1", "status": "pending", "requiredReviewers": 3, "singleUse": False,
+                      "expiresAtUtc": s.t(3600000)})
+    sc.cmd("ReviewApproval", review("approval-1", "rev1"), {"status": "pending", "currentApprovals": 1,
+                                                            "requiredReviewers": 3})
+    sc.acq(R(requestedTools=QT("sh")), deny("approval_required", 0))
+    sc.cmd("ReviewApproval", review("approval-1", "rev2"), {"status": "pending", "currentApprovals": 2})
+    sc.cmd("ReviewApproval", review("approval-1", "rev3"), {"status": "granted", "approvalToken": "appr-1",
+                                                            "currentApprovals": 3})
+    sc.acq(R(requestedTools=QT("sh"), approvalToken="appr-1"), grant("lease-1"))
+    sc.acq(R(requestedTools=QT("fs.write"), approvalToken="appr-1"), grant("lease-2"))
+    v.append(sc)
+    v.append(Sc("13.16 Approval quorum at use: a token approved by one reviewer for a category of quorum 1 admits "
+                "neither an exec tool (quorum 3) nor a fileWrite tool (quorum 2)", QPOLICY)
+             .cmd("RequestApproval", AREQ(toolCategory="other", singleUse=False),
+                  {"approvalId": "approval-1", "requiredReviewers": 1, "singleUse": False})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"},
+                  {"granted": True, "approvalToken": "appr-1", "requiredReviewers": 1})
+             .acq(R(requestedTools=QT("sh"), approvalToken="appr-1"), deny("approval_required", 0))
+             .acq(R(requestedTools=QT("fs.write"), approvalToken="appr-1"), deny("approval_required", 0)))
+    v.append(Sc("13.16 Approval quorum at use: a tool-scoped approval takes the quorum of the registry's category of "
+                "its tool and covers only that tool (every tool of the acquire)", QPOLICY)
+             .cmd("RequestApproval", AREQ(toolId="fs.write", toolCategory=DEL, singleUse=False),
+                  {"approvalId": "approval-1", "requiredReviewers": 2})
+             .cmd("ReviewApproval", review("approval-1", "rev1"), {"status": "pending"})
+             .cmd("ReviewApproval", review("approval-1", "rev2"), {"status": "granted", "approvalToken": "appr-1"})
+             .acq(R(requestedTools=QT("sh"), approvalToken="appr-1"), deny("approval_required", 0))
+             .acq(R(requestedTools=QT("fs.write", "sh"), approvalToken="appr-1"), deny("approval_required", 0))
+             .acq(R(requestedTools=QT("fs.write"), approvalToken="appr-1"), grant("lease-1")))
+    v.append(Sc("13.16 Approval quorum at use: a toolCategory that differs from the registry's category of the toolId "
+                "is refused (tool_category_mismatch), nothing stored, no id drawn", QPOLICY)
+             .cmd("RequestApproval", AREQ(toolId="sh", toolCategory="other"),
+                  {"message": "tool_category_mismatch", "approvalId": ""})
+             .cmd("ListPendingApprovals", {}, {"items": []})
+             .cmd("RequestApproval", AREQ(toolId="sh", toolCategory="exec"),
+                  {"approvalId": "approval-1", "status": "pending", "requiredReviewers": 3}))
+    b2 = bundle_unsigned("v2", dict(QPOLICY, approvalReviewersByToolCategory={"exec": 3, "fileWrite": 3}))
+    v.append(Sc("13.16 Approval quorum at use: the quorum is that of the policy active at the use: a token granted by "
+                "two reviewers stops admitting fileWrite once a policy needing three is active, and admits it again "
+                "after a rollback", QPOLICY)
+             .cmd("RequestApproval", AREQ(toolId="fs.write", toolCategory=DEL, singleUse=False),
+                  {"approvalId": "approval-1", "requiredReviewers": 2})
+             .cmd("ReviewApproval", review("approval-1", "rev1"), {"status": "pending"})
+             .cmd("ReviewApproval", review("approval-1", "rev2"), {"status": "granted", "approvalToken": "appr-1"})
+             .acq(R(requestedTools=QT("fs.write"), approvalToken="appr-1"), grant("lease-1"))
+             .cmd("StagePolicyBundle", b2, stage_ok(b2))
+             .cmd("ActivatePolicy", {"version": "v2"}, activate_ok(b2))
+             .acq(R(requestedTools=QT("fs.write"), approvalToken="appr-1"), deny("approval_required", 0))
+             .cmd("RollbackPolicy", {"version": "v1"}, {"activated": True, "activePolicyVersion": "v1"})
+             .acq(R(requestedTools=QT("fs.write"), approvalToken="appr-1"), grant("lease-2")))
+    subp = dict(QPOLICY, approvalRequiredToolCategories=["fileWrite"])
+    v.append(Sc("13.16 Approval quorum at use, 13.8: a sub-lease checks the token against its tool's category "
+                "quorum: a one-reviewer token of category other is refused for fileWrite, the lease's two-reviewer "
+                "fileWrite token is not", subp)
+             .cmd("RequestApproval", AREQ(toolCategory="fileWrite", singleUse=False), {"approvalId": "approval-1"})
+             .cmd("ReviewApproval", review("approval-1", "rev1"), {"status": "pending"})
+             .cmd("ReviewApproval", review("approval-1", "rev2"), {"status": "granted", "approvalToken": "appr-1"})
+             .cmd("RequestApproval", AREQ(toolCategory="other", singleUse=False), {"approvalId": "approval-2"})
+             .cmd("GrantApproval", {"approvalId": "approval-2", "grantedBy": "rev1"}, {"approvalToken": "appr-2"})
+             .acq(R(requestedTools=QT("fs.write"), approvalToken="appr-1"), grant("lease-1"))
+             .cmd("RequestToolSubLease", {"leaseId": "lease-1", "toolId": "fs.write", "category": "fileWrite",
+                                          "approvalToken": "appr-2"},
+                  {"granted": False, "deniedReason": "approval_required"})
+             .cmd("RequestToolSubLease", {"leaseId": "lease-1", "toolId": "fs.write", "category": "fileWrite",
+                                          "approvalToken": "appr-1"},
+                  {"granted": True, "toolSubLeaseId": "sub-1"}))
+    v.append(Sc("13.16 Approval quorum at use, 13.15 Breaker bypass: the tool scope does not matter there, the quorum "
+                "of the acquire's tools does: a one-reviewer token passes the breaker without tools, not with an "
+                "exec tool (quorum 3)",
+                {"allowedModels": ["gpt-4o-mini"], "policyDenyCircuitBreakerThreshold": 1, "toolRegistry": QTOOLS,
+                 "approvalReviewersByToolCategory": {"exec": 3}})
+             .acq(R(modelId="gpt-4o"), deny("model_not_allowed"))
+             .cmd("RequestApproval", AREQ(toolCategory="other", singleUse=False), {"approvalId": "approval-1"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1"}, {"approvalToken": "appr-1"})
+             .acq(R(requestedTools=QT("sh"), approvalToken="appr-1"), deny("workspace_circuit_breaker", 2000, plan=True))
+             .acq(R(approvalToken="appr-1"), grant("lease-1")))
+    v.append(Sc("13.16 Approval limits: ttlSeconds is 30 to maxApprovalTtlSeconds (default 86 400); outside -> success "
+                "false, nothing stored", QPOLICY)
+             .cmd("RequestApproval", AREQ(ttlSeconds=29), FAILED)
+             .cmd("RequestApproval", AREQ(ttlSeconds=86401), FAILED)
+             .cmd("RequestApproval", AREQ(ttlSeconds=315360000), FAILED)
+             .cmd("RequestApproval", AREQ(ttlSeconds=86400),
+                  lambda s: {"approvalId": "approval-1", "expiresAtUtc": s.t(86400000)})
+             .cmd("GetStatus", {}, {"pendingApprovals": 1}))
+    v.append(Sc("13.16 Approval limits: the policy's maxApprovalTtlSeconds bounds ttlSeconds",
+                dict(QPOLICY, maxApprovalTtlSeconds=600))
+             .cmd("RequestApproval", AREQ(ttlSeconds=601), FAILED)
+             .cmd("RequestApproval", AREQ(ttlSeconds=600),
+                  lambda s: {"approvalId": "approval-1", "expiresAtUtc": s.t(600000)}))
+    v.append(Sc("13.16 Sizes on the wire: reason and comment are at most 4 096 bytes; beyond -> success false, nothing "
+                "stored", QPOLICY)
+             .cmd("RequestApproval", AREQ(reason="r" * 4097), FAILED)
+             .cmd("RequestApproval", AREQ(reason="r" * 4096), {"approvalId": "approval-1"})
+             .cmd("ReviewApproval", review("approval-1", "rev1", comment="c" * 4097), FAILED)
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev1", "comment": "c" * 4097}, FAILED)
+             .cmd("DenyApproval", {"approvalId": "approval-1", "deniedBy": "rev1", "comment": "c" * 4097}, FAILED)
+             .cmd("ListPendingApprovals", {}, {"items": [{"approvalId": "approval-1", "currentApprovals": 0}]}))
+    sc = Sc("13.16 Approval limits: at most maxPendingApprovals pending (here 3); beyond -> approval_queue_full, no id "
+            "drawn; a decided approval frees its place, so does an expired one",
+            dict(QPOLICY, maxPendingApprovals=3))
+    for i in (1, 2, 3):
+        sc.cmd("RequestApproval", AREQ(requestedBy="user%d" % i), {"approvalId": "approval-%d" % i})
+    sc.cmd("RequestApproval", AREQ(requestedBy="user4"), {"message": "approval_queue_full", "approvalId": ""})
+    sc.cmd("DenyApproval", {"approvalId": "approval-2", "deniedBy": "rev1"}, {"denied": True})
+    sc.cmd("RequestApproval", AREQ(requestedBy="user4"), {"approvalId": "approval-4"})
+    sc.cmd("RequestApproval", AREQ(requestedBy="user5"), {"message": "approval_queue_full"})
+    sc.cmd("RequestApproval", AREQ(requestedBy="user5"), {"approvalId": "approval-5"}, at=300000)
+    sc.cmd("GetStatus", {}, {"pendingApprovals": 1})
+    v.append(sc)
+    sc = Sc("13.16 Approval limits, Reviewers: at most 100 pending approvals per requestedBy, compared normalized; "
+            "another requester still gets one", QPOLICY)
+    for i in range(1, 101):
+        sc.cmd("RequestApproval", AREQ(requestedBy="alice"), {"approvalId": "approval-%d" % i})
+    sc.cmd("RequestApproval", AREQ(requestedBy=" ALICE"), {"message": "approval_queue_full", "approvalId": ""})
+    sc.cmd("RequestApproval", AREQ(requestedBy="bob"), {"approvalId": "approval-101"})
+    v.append(sc)
+    sc = Sc("13.16 Approval limits: ListPendingApprovals answers at most limit items (default and maximum 100), "
+            "oldest first, after afterApprovalId, with nextAfterApprovalId while more remain", QPOLICY)
+    for i in range(1, 104):
+        sc.cmd("RequestApproval", AREQ(requestedBy="user%d" % i), {"approvalId": "approval-%d" % i}, at=1)
+    sc.cmd("ListPendingApprovals", {},
+           {"items": [{"approvalId": "approval-%d" % i} for i in range(1, 101)], "nextAfterApprovalId": "approval-100"})
+    sc.cmd("ListPendingApprovals", {"afterApprovalId": "approval-100"},
+           {"items": [{"approvalId": "approval-%d" % i} for i in (101, 102, 103)]})
+    sc.cmd("ListPendingApprovals", {"limit": 2, "afterApprovalId": "approval-9"},
+           {"items": [{"approvalId": "approval-10"}, {"approvalId": "approval-11"}],
+            "nextAfterApprovalId": "approval-11"})
+    sc.cmd("ListPendingApprovals", {"limit": 500, "afterApprovalId": "approval-2"},
+           {"items": [{"approvalId": "approval-%d" % i} for i in range(3, 103)], "nextAfterApprovalId": "approval-102"})
+    sc.cmd("DenyApproval", {"approvalId": "approval-11", "deniedBy": "rev1"}, {"denied": True})
+    sc.cmd("ListPendingApprovals", {"limit": 2, "afterApprovalId": "approval-10"},
+           {"items": [{"approvalId": "approval-12"}, {"approvalId": "approval-13"}],
+            "nextAfterApprovalId": "approval-13"})
+    v.append(sc)
+    v.append(Sc("13.16 Approval limits: every approval answer and queue item shows singleUse, expiresAtUtc and "
+                "requiredReviewers", QPOLICY)
+             .cmd("RequestApproval", AREQ(toolId="fs.write", toolCategory=DEL, singleUse=False, ttlSeconds=60),
+                  lambda s: {"singleUse": False, "expiresAtUtc": s.t(60000), "requiredReviewers": 2})
+             .cmd("ListPendingApprovals", {},
+                  lambda s: {"items": [{"approvalId": "approval-1", "singleUse": False, "expiresAtUtc": s.t(60000),
+                                        "requiredReviewers": 2}]})
+             .cmd("ReviewApproval", review("approval-1", "rev1"),
+                  lambda s: {"singleUse": False, "expiresAtUtc": s.t(60000), "requiredReviewers": 2})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "rev2"},
+                  lambda s: {"granted": True, "singleUse": False, "expiresAtUtc": s.t(60000), "requiredReviewers": 2})
+             .cmd("DenyApproval", {"approvalId": "approval-1", "deniedBy": "rev3"},
+                  lambda s: {"denied": True, "singleUse": False, "expiresAtUtc": s.t(60000), "requiredReviewers": 2})
+             .cmd("RequestApproval", AREQ(), {"singleUse": True, "requiredReviewers": 1}))
+    v.append(Sc("13.16 Reviewers: reviewer and requester ids compare after NFKC, case folding and trimming: every "
+                "spelling of the requester is a self-review, and one reviewer under several spellings counts once",
+                QPOLICY)
+             .cmd("RequestApproval", AREQ(requestedBy="Stra\u00dfe", toolId="fs.write", toolCategory=DEL),
+                  {"approvalId": "approval-1", "requiredReviewers": 2})
+             .cmd("ReviewApproval", review("approval-1", "Stra\u00dfe "), {"message": "self_review_not_allowed"})
+             .cmd("ReviewApproval", review("approval-1", " STRASSE"), {"message": "self_review_not_allowed"})
+             .cmd("GrantApproval", {"approvalId": "approval-1", "grantedBy": "\uff33tra\u00dfe\u3000"},
+                  {"granted": False, "message": "self_review_not_allowed"})
+             .cmd("ReviewApproval", review("approval-1", "bob"), {"status": "pending", "currentApprovals": 1})
+             .cmd("ReviewApproval", review("approval-1", " BOB\t"), {"status": "pending", "currentApprovals": 1})
+             .cmd("ReviewApproval", review("approval-1", "\uff42\uff4f\uff42"),
+                  {"status": "pending", "currentApprovals": 1})
+             .cmd("ReviewApproval", review("approval-1", "carol"), {"status": "granted", "currentApprovals": 2,
+                                                                     "approvalToken": "appr-1"})
+             .cmd("RequestApproval", AREQ(toolId="fs.write", toolCategory=DEL), {"approvalId": "approval-2"})
+             .cmd("ReviewApproval", review("approval-2", " \u3000"), {"message": "reviewer required"}))
+    return v
 
 # ============================================================================ output, --check, --self-check
 

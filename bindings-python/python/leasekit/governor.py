@@ -93,7 +93,8 @@ class GovernorMethods:
         return self._core.call("DenyApproval", _payload(request, fields))
 
     def list_pending_approvals(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``ListPendingApprovals``: the pending approvals."""
+        """``ListPendingApprovals``: the pending approvals, oldest first, one page (``limit``,
+        ``afterApprovalId``) at a time."""
         return self._core.call("ListPendingApprovals", _payload(request, fields))
 
     def review_approval(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:

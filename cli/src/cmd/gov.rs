@@ -92,11 +92,17 @@ pub enum GovCommand {
 /// `leasekit gov approvals ...`.
 #[derive(Debug, Subcommand)]
 pub enum ApprovalsCommand {
-    /// Pending approvals.
+    /// Pending approvals, oldest first, one page at a time.
     List {
         /// Only this workspace.
         #[arg(long)]
         workspace: Option<String>,
+        /// Approvals per page (at most 100).
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+        /// Start after this approval id (the `--after` a previous page printed).
+        #[arg(long, value_name = "APPROVAL_ID")]
+        after: Option<String>,
     },
     /// Approve or deny one approval (a reviewer equal to its requester is refused).
     Review {
@@ -286,95 +292,113 @@ pub fn run(args: &GovArgs, style: &Style) -> Result<Report, Failure> {
             }
             Ok(Report::new(out, 0))
         }
-        GovCommand::Approvals { command } => match command {
-            None | Some(ApprovalsCommand::List { .. }) => {
-                let workspace = match command {
-                    Some(ApprovalsCommand::List { workspace }) => workspace.clone(),
-                    _ => None,
-                };
-                let q = client.list_pending_approvals(ApprovalQueueRequest {
-                    workspace_id: workspace.unwrap_or_default(),
-                    ..ApprovalQueueRequest::default()
-                })?;
-                if json {
-                    return ok_json(&q);
-                }
-                if q.items.is_empty() {
-                    return Ok(Report::new("no pending approvals\n".into(), 0));
-                }
-                let mut out = String::new();
-                for a in &q.items {
-                    let tool = match (&a.tool_id, &a.tool_category) {
-                        (t, Some(c)) if !t.is_empty() => format!("{t} ({})", c.as_str()),
-                        (t, None) if !t.is_empty() => t.clone(),
-                        (_, Some(c)) => c.as_str().to_string(),
-                        _ => "-".to_string(),
+        GovCommand::Approvals { command } => {
+            match command {
+                None | Some(ApprovalsCommand::List { .. }) => {
+                    let (workspace, limit, after) = match command {
+                        Some(ApprovalsCommand::List {
+                            workspace,
+                            limit,
+                            after,
+                        }) => (workspace.clone(), *limit, after.clone()),
+                        _ => (None, 100, None),
                     };
-                    out.push_str(&format!(
-                        "{}  {}  actor {}  workspace {}  tool {tool}  reviews {}/{}  expires {}\n",
-                        style.bold(&a.approval_id),
+                    let q = client.list_pending_approvals(ApprovalQueueRequest {
+                        workspace_id: workspace.unwrap_or_default(),
+                        limit,
+                        after_approval_id: after.unwrap_or_default(),
+                        ..ApprovalQueueRequest::default()
+                    })?;
+                    if json {
+                        return ok_json(&q);
+                    }
+                    if q.items.is_empty() {
+                        return Ok(Report::new("no pending approvals\n".into(), 0));
+                    }
+                    let mut out = String::new();
+                    for a in &q.items {
+                        let tool = match (&a.tool_id, &a.tool_category) {
+                            (t, Some(c)) if !t.is_empty() => format!("{t} ({})", c.as_str()),
+                            (t, None) if !t.is_empty() => t.clone(),
+                            (_, Some(c)) => c.as_str().to_string(),
+                            _ => "-".to_string(),
+                        };
+                        out.push_str(&format!(
+                        "{}  {}  actor {}  workspace {}  requested by {}  tool {}  reviews {}/{}  \
+                         {}  expires {}\n",
+                        style.bold(&printable(&a.approval_id)),
                         a.status.as_str(),
-                        a.actor_id,
-                        a.workspace_id,
+                        printable(&a.actor_id),
+                        printable(&a.workspace_id),
+                        printable(&a.requested_by),
+                        printable(&tool),
                         a.current_approvals,
                         a.required_reviewers,
+                        if a.single_use { "single-use" } else { "reusable" },
                         a.expires_at_utc
                     ));
-                    if !a.reason.is_empty() {
-                        out.push_str(&format!("    reason: {}\n", a.reason));
+                        if !a.reason.is_empty() {
+                            out.push_str(&format!("    reason: {}\n", printable(&a.reason)));
+                        }
                     }
+                    if !q.next_after_approval_id.is_empty() {
+                        out.push_str(&format!(
+                            "more: leasekit gov approvals list --after {}\n",
+                            printable(&q.next_after_approval_id)
+                        ));
+                    }
+                    Ok(Report::new(out, 0))
                 }
-                Ok(Report::new(out, 0))
+                Some(ApprovalsCommand::Review {
+                    id,
+                    approve,
+                    deny: _,
+                    reviewer,
+                    comment,
+                }) => {
+                    let reviewer = reviewer.clone().unwrap_or_else(default_reviewer);
+                    let r = client.review_approval(ReviewApprovalRequest {
+                        approval_id: id.clone(),
+                        reviewer_id: reviewer,
+                        approve: *approve,
+                        comment: comment.clone(),
+                        ..ReviewApprovalRequest::default()
+                    })?;
+                    // The review stands when the approval ends where the reviewer wanted it (a
+                    // self-review, an unknown, expired or decided approval is refused: exit 1).
+                    let stands = if *approve {
+                        r.message == "approval granted"
+                            || r.message == "approval pending additional reviewers"
+                    } else {
+                        r.message == "approval denied"
+                    };
+                    let status = if stands { 0 } else { 1 };
+                    if json {
+                        return Ok(Report::new(pretty(&r), status));
+                    }
+                    let mut out = match r.status.filter(|_| stands) {
+                        Some(s) => format!(
+                            "{}: {} ({}/{} reviews): {}\n",
+                            id,
+                            s.as_str(),
+                            r.current_approvals,
+                            r.required_reviewers,
+                            r.message
+                        ),
+                        None => format!(
+                            "{}: {}\n",
+                            id,
+                            style.bad(&format!("refused: {}", r.message))
+                        ),
+                    };
+                    if !r.approval_token.is_empty() {
+                        // The token is the approval itself: shown once, to the admin who granted it.
+                        out.push_str(&format!("approval token: {}\n", r.approval_token));
+                    }
+                    Ok(Report::new(out, status))
+                }
             }
-            Some(ApprovalsCommand::Review {
-                id,
-                approve,
-                deny: _,
-                reviewer,
-                comment,
-            }) => {
-                let reviewer = reviewer.clone().unwrap_or_else(default_reviewer);
-                let r = client.review_approval(ReviewApprovalRequest {
-                    approval_id: id.clone(),
-                    reviewer_id: reviewer,
-                    approve: *approve,
-                    comment: comment.clone(),
-                    ..ReviewApprovalRequest::default()
-                })?;
-                // The review stands when the approval ends where the reviewer wanted it (a
-                // self-review, an unknown, expired or decided approval is refused: exit 1).
-                let stands = if *approve {
-                    r.message == "approval granted"
-                        || r.message == "approval pending additional reviewers"
-                } else {
-                    r.message == "approval denied"
-                };
-                let status = if stands { 0 } else { 1 };
-                if json {
-                    return Ok(Report::new(pretty(&r), status));
-                }
-                let mut out = match r.status.filter(|_| stands) {
-                    Some(s) => format!(
-                        "{}: {} ({}/{} reviews): {}\n",
-                        id,
-                        s.as_str(),
-                        r.current_approvals,
-                        r.required_reviewers,
-                        r.message
-                    ),
-                    None => format!(
-                        "{}: {}\n",
-                        id,
-                        style.bad(&format!("refused: {}", r.message))
-                    ),
-                };
-                if !r.approval_token.is_empty() {
-                    // The token is the approval itself: shown once, to the admin who granted it.
-                    out.push_str(&format!("approval token: {}\n", r.approval_token));
-                }
-                Ok(Report::new(out, status))
-            }
-        },
+        }
         GovCommand::Policy { command } => match command {
             PolicyCommand::Stage {
                 file,
@@ -573,4 +597,18 @@ fn pretty<T: serde::Serialize>(v: &T) -> String {
 
 fn ok_json<T: serde::Serialize>(v: &T) -> Result<Report, Failure> {
     Ok(Report::new(pretty(v), 0))
+}
+
+/// Client text as one terminal-safe line: control characters (escape sequences, new lines)
+/// are shown escaped, never sent to the terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }

@@ -541,7 +541,7 @@ impl Governor {
 
     /// `RequestApproval`.
     pub fn request_approval(&self, req: ApprovalRequest) -> crate::Result<ApprovalRequestResponse> {
-        self.run(|e| Ok(e.request_approval(req)))
+        self.run(|e| e.request_approval(req))
     }
 
     /// `GrantApproval`.
@@ -549,12 +549,12 @@ impl Governor {
         &self,
         req: GrantApprovalRequest,
     ) -> crate::Result<GrantApprovalResponse> {
-        self.run(|e| Ok(e.grant_approval(req)))
+        self.run(|e| e.grant_approval(req))
     }
 
     /// `DenyApproval`.
     pub fn deny_approval(&self, req: DenyApprovalRequest) -> crate::Result<DenyApprovalResponse> {
-        self.run(|e| Ok(e.deny_approval(req)))
+        self.run(|e| e.deny_approval(req))
     }
 
     /// `ReviewApproval`.
@@ -562,7 +562,7 @@ impl Governor {
         &self,
         req: ReviewApprovalRequest,
     ) -> crate::Result<ReviewApprovalResponse> {
-        self.run(|e| Ok(e.review_approval(req)))
+        self.run(|e| e.review_approval(req))
     }
 
     /// `ListPendingApprovals`.
@@ -570,7 +570,7 @@ impl Governor {
         &self,
         req: ApprovalQueueRequest,
     ) -> crate::Result<ApprovalQueueResponse> {
-        self.run(move |e| Ok(e.list_pending(&req)))
+        self.run(move |e| e.list_pending(&req))
     }
 
     /// `GetMetrics`.

@@ -133,7 +133,13 @@ impl Engine {
         let mut plan = Plan::default();
         // 3. Workspace circuit breaker: only a valid approval token passes it.
         if self.breaker_open(scope, &req.workspace_id) {
-            match self.valid_approval(&req.approval_token, &req.actor_id, &req.workspace_id, None) {
+            match self.valid_approval(
+                &req.approval_token,
+                &req.actor_id,
+                &req.workspace_id,
+                &req.requested_tools,
+                false,
+            ) {
                 Some(id) => plan.breaker_approval = Some(id),
                 None => {
                     let retry = self.settings.safety_cooldown_ms;
@@ -253,7 +259,8 @@ impl Engine {
                 &req.approval_token,
                 &req.actor_id,
                 &req.workspace_id,
-                Some(&req.requested_tools),
+                &req.requested_tools,
+                true,
             ) {
                 Some(id) => plan.approval = Some(id),
                 None => {
@@ -564,38 +571,49 @@ impl Engine {
         Ok(())
     }
 
-    /// A valid approval token for the actor and workspace (and, when given, one of the tools):
-    /// its approval id.
+    /// A valid approval token for the actor and workspace (SEMANTICS 13.16): granted, not
+    /// expired nor used up, and its distinct approving reviewers reach, under the active
+    /// policy, its own quorum and the quorum of every tool in `tools`. With `scoped`, its tool
+    /// and its category, when it names them, must be those of every tool (the breaker bypass
+    /// ignores the scope, 13.15). Its approval id.
     pub(crate) fn valid_approval(
         &self,
         token: &str,
         actor: &str,
         ws: &str,
-        tools: Option<&[ToolIntent]>,
+        tools: &[ToolIntent],
+        scoped: bool,
     ) -> Option<String> {
         if token.is_empty() {
             return None;
         }
         let hash = sha256_hex(token);
         let a = self
-            .st
-            .approvals
-            .values()
-            .find(|a| !a.token_hash.is_empty() && ct_eq(&a.token_hash, &hash))?;
+            .approval_index
+            .tokens
+            .get(&hash)
+            .and_then(|id| self.st.approvals.get(id))?;
+        let quorum = tools
+            .iter()
+            .map(|t| {
+                let listed = self
+                    .registry_category(&t.tool_id)
+                    .map_or(1, |c| self.quorum(c));
+                listed.max(self.quorum(t.category))
+            })
+            .fold(self.scope_quorum(&a.request), u32::max);
+        let in_scope = |t: &ToolIntent| {
+            (a.request.tool_id.is_empty() || eq_ic(&t.tool_id, &a.request.tool_id))
+                && a.request.tool_category.is_none_or(|c| c == t.category)
+        };
         let ok = a.status == crate::governor::wire::ApprovalDecisionStatus::Granted
+            && ct_eq(&a.token_hash, &hash)
             && self.now < a.expires_at
             && eq_ic(&a.request.actor_id, actor)
             && eq_ic(&a.request.workspace_id, ws)
             && !(a.request.single_use && a.used)
-            && tools.is_none_or(|tools| {
-                let by_tool = a.request.tool_id.is_empty()
-                    || tools.iter().any(|t| eq_ic(&t.tool_id, &a.request.tool_id));
-                let by_cat = a
-                    .request
-                    .tool_category
-                    .is_none_or(|c| tools.iter().any(|t| t.category == c));
-                by_tool && by_cat
-            });
+            && super::approvals::approvals_of(a) >= quorum
+            && (!scoped || tools.iter().all(in_scope));
         ok.then(|| a.id.clone())
     }
 

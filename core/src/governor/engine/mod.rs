@@ -4,12 +4,14 @@
 
 mod access;
 mod acquire;
+mod approval_index;
 mod approvals;
 mod keys;
 mod policy_cmds;
 mod refresh;
 mod release;
 mod reports;
+mod reviewer_id;
 mod safety;
 pub mod state;
 mod sweep;
@@ -74,6 +76,8 @@ pub struct Engine {
     /// The lease of each live sub-lease (derived): a tool call finds its sub-lease without
     /// a scan of every lease.
     pub(crate) sub_owner: HashMap<String, String>,
+    /// Approvals by queue order, requester, expiry, retention and token (derived).
+    pub(crate) approval_index: approval_index::ApprovalIndex,
 }
 
 impl std::fmt::Debug for Engine {
@@ -170,6 +174,7 @@ impl Engine {
             rate_tokens: 0,
             idem_order: BTreeSet::new(),
             sub_owner: HashMap::new(),
+            approval_index: Default::default(),
         };
         e.rebuild_indexes();
         if let Some(moved) = moved {

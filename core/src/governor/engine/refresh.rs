@@ -74,10 +74,7 @@ impl Engine {
             }
         }
         for (id, rec) in approvals {
-            match rec {
-                Some(r) => self.st.approvals.insert(id, r),
-                None => self.st.approvals.remove(&id),
-            };
+            self.refresh_approval(id, rec);
         }
         for (id, rec) in idem {
             let old = match rec {
@@ -156,7 +153,7 @@ impl Engine {
     }
 
     /// Rebuilds the derived indexes (expiry, retention, idempotency order, sub-lease owners,
-    /// rate-window token sum) from the state.
+    /// rate-window token sum, approvals) from the state.
     pub(crate) fn rebuild_indexes(&mut self) {
         self.expiry.clear();
         self.retention.clear();
@@ -186,6 +183,7 @@ impl Engine {
                 _ => self.retention.insert((retain, id)),
             };
         }
+        self.rebuild_approval_index();
     }
 
     /// True when changes are waiting for [`Engine::take_changes`].

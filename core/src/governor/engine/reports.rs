@@ -3,9 +3,7 @@
 use serde_json::json;
 
 use super::Engine;
-use crate::governor::wire::{
-    ApprovalDecisionStatus, MetricsSnapshot, RunawayReport, StatusResponse, format_time_ms,
-};
+use crate::governor::wire::{MetricsSnapshot, RunawayReport, StatusResponse, format_time_ms};
 
 impl Engine {
     fn rate_utilization(&self) -> f64 {
@@ -47,12 +45,7 @@ impl Engine {
             durable_state_enabled: durable,
             state_database_path: path,
             active_leases: self.active_leases(),
-            pending_approvals: self
-                .st
-                .approvals
-                .values()
-                .filter(|a| a.status == ApprovalDecisionStatus::Pending && self.now < a.expires_at)
-                .count() as u64,
+            pending_approvals: self.approval_index.pending.len() as u64,
             spend_today_cents: self.st.meta.pools.budget_used,
             policy_version: self.policy.version().to_string(),
             policy_hash: self.policy.hash().to_string(),

@@ -166,6 +166,12 @@ pub struct ApprovalRec {
     pub used: bool,
     /// When the record may be forgotten.
     pub retain_until: i64,
+    /// The peer uid that requested it through a daemon (SEMANTICS 13.16 "Reviewers").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requester_uid: Option<u32>,
+    /// The peer uid of each review made through a daemon, by normalized reviewer id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reviewer_uids: BTreeMap<String, u32>,
 }
 
 /// A stored acquire grant under a scoped idempotency key.

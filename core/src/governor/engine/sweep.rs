@@ -44,24 +44,55 @@ impl Engine {
                 self.touch_idem(&key);
             }
         }
-        let approvals: Vec<String> = self
-            .st
-            .approvals
-            .values()
-            .filter(|a| {
-                (a.status == ApprovalDecisionStatus::Pending && now >= a.expires_at)
-                    || now >= a.retain_until
-            })
-            .map(|a| a.id.clone())
-            .collect();
-        for id in approvals {
-            let a = self.st.approvals.get_mut(&id).expect("listed");
-            if now >= a.retain_until {
-                self.st.approvals.remove(&id);
-            } else {
-                a.status = ApprovalDecisionStatus::Expired;
+        self.sweep_approvals();
+    }
+
+    /// Expires pending approvals whose time has come and forgets approvals past retention,
+    /// through their indexes (never a scan of every approval). A pending approval that
+    /// expires is kept (answering `approval expired`) for one more TTL at most: approvals that
+    /// nobody decided never pile up beyond twice the queue.
+    fn sweep_approvals(&mut self) {
+        let now = self.now;
+        while let Some((at, _)) = self.approval_index.expiry.first() {
+            if *at > now {
+                break;
             }
-            self.touch_approval(&id);
+            let (_, id) = self
+                .approval_index
+                .expiry
+                .pop_first()
+                .expect("first exists");
+            let Some(mut a) = self
+                .st
+                .approvals
+                .get(&id)
+                .filter(|a| a.status == ApprovalDecisionStatus::Pending)
+                .cloned()
+            else {
+                continue;
+            };
+            a.status = ApprovalDecisionStatus::Expired;
+            let ttl = a.expires_at.saturating_sub(a.created_at);
+            a.retain_until = a.retain_until.min(a.expires_at.saturating_add(ttl));
+            self.put_approval(a);
+        }
+        while let Some((at, _)) = self.approval_index.retention.first() {
+            if *at > now {
+                break;
+            }
+            let (_, id) = self
+                .approval_index
+                .retention
+                .pop_first()
+                .expect("first exists");
+            if self
+                .st
+                .approvals
+                .get(&id)
+                .is_some_and(|a| now >= a.retain_until)
+            {
+                self.drop_approval(&id);
+            }
         }
     }
 

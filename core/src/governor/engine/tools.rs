@@ -147,7 +147,7 @@ impl Engine {
                 tool_id: req.tool_id.clone(),
                 category: req.category,
             }];
-            match self.valid_approval(&req.approval_token, &actor, &ws, Some(&tools)) {
+            match self.valid_approval(&req.approval_token, &actor, &ws, &tools, true) {
                 Some(id) => approval = Some(id),
                 None => {
                     return deny(

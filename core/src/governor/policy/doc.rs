@@ -41,6 +41,10 @@ pub struct Limits {
     pub safety_window_ms: Option<i64>,
     pub clamp_duration_ms: Option<i64>,
     pub idempotency_retention_ms: Option<i64>,
+    /// Longest approval TTL a request may ask for (default 86 400).
+    pub max_approval_ttl_seconds: Option<i64>,
+    /// Most approvals pending at once (default 1 000).
+    pub max_pending_approvals: Option<i64>,
 }
 
 impl Limits {
@@ -78,7 +82,9 @@ impl Limits {
             max_tool_output_bytes = "maxToolOutputBytes",
             safety_window_ms = "safetyWindowMs",
             clamp_duration_ms = "clampDurationMs",
-            idempotency_retention_ms = "idempotencyRetentionMs"
+            idempotency_retention_ms = "idempotencyRetentionMs",
+            max_approval_ttl_seconds = "maxApprovalTtlSeconds",
+            max_pending_approvals = "maxPendingApprovals"
         );
         out
     }

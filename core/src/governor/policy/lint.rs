@@ -58,6 +58,8 @@ const KNOWN_FIELDS: &[&str] = &[
     "safetyWindowMs",
     "clampDurationMs",
     "idempotencyRetentionMs",
+    "maxApprovalTtlSeconds",
+    "maxPendingApprovals",
     "allowedModels",
     "allowedCapabilities",
     "allowedCapabilitiesByRole",

@@ -32,6 +32,8 @@ pub struct Settings {
     pub safety_window_ms: u64,
     pub clamp_duration_ms: u64,
     pub idempotency_retention_ms: u64,
+    pub max_approval_ttl_seconds: u64,
+    pub max_pending_approvals: u64,
 }
 
 impl Settings {
@@ -72,6 +74,8 @@ impl Settings {
             safety_window_ms: pick!(safety_window_ms, 60_000),
             clamp_duration_ms: pick!(clamp_duration_ms, 3_600_000),
             idempotency_retention_ms: pick!(idempotency_retention_ms, 86_400_000),
+            max_approval_ttl_seconds: pick!(max_approval_ttl_seconds, 86_400),
+            max_pending_approvals: pick!(max_pending_approvals, 1_000),
         }
     }
 }

@@ -31,7 +31,7 @@ pub struct ApprovalRequest {
     /// Category scope.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_category: Option<ToolCategory>,
-    /// TTL in seconds (default 300, at least 30).
+    /// TTL in seconds (default 300; 30 to the policy's `maxApprovalTtlSeconds`).
     #[serde(default = "default_ttl")]
     pub ttl_seconds: u64,
     /// Single use (default true).
@@ -68,7 +68,7 @@ pub struct ApprovalRequestResponse {
     /// Expiry.
     #[serde(default = "super::time::none", serialize_with = "super::time::write")]
     pub expires_at_utc: String,
-    /// Reviewers needed (default 1).
+    /// Reviewers needed under the active policy (1 when absent).
     #[serde(default = "default_one")]
     pub required_reviewers: u32,
     /// Distinct approving reviewers so far (0 for a new request).
@@ -77,6 +77,8 @@ pub struct ApprovalRequestResponse {
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
+    /// Whether the token is good for one granted acquire only.
+    pub single_use: bool,
 }
 
 impl Default for ApprovalRequestResponse {
@@ -89,6 +91,7 @@ impl Default for ApprovalRequestResponse {
             current_approvals: 0,
             message: String::new(),
             idempotency_key: String::new(),
+            single_use: false,
         }
     }
 }
@@ -122,11 +125,13 @@ pub struct GrantApprovalResponse {
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
-    /// Reviewers needed (default 1).
+    /// Reviewers needed under the active policy (1 when absent).
     #[serde(default = "default_one")]
     pub required_reviewers: u32,
     /// Distinct approving reviewers so far.
     pub current_approvals: u32,
+    /// Whether the token is good for one granted acquire only.
+    pub single_use: bool,
 }
 
 impl Default for GrantApprovalResponse {
@@ -139,6 +144,7 @@ impl Default for GrantApprovalResponse {
             idempotency_key: String::new(),
             required_reviewers: 1,
             current_approvals: 0,
+            single_use: false,
         }
     }
 }
@@ -167,6 +173,13 @@ pub struct DenyApprovalResponse {
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
+    /// Expiry of the approval (absent for an unknown id).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub expires_at_utc: String,
+    /// Reviewers needed under the active policy (0 for an unknown id).
+    pub required_reviewers: u32,
+    /// Whether the token is good for one granted acquire only.
+    pub single_use: bool,
 }
 
 /// `ReviewApprovalRequest`.
@@ -201,13 +214,18 @@ pub struct ReviewApprovalResponse {
     pub approval_token: String,
     /// Distinct approving reviewers so far.
     pub current_approvals: u32,
-    /// Reviewers needed (default 1).
+    /// Reviewers needed under the active policy (1 when absent).
     #[serde(default = "default_one")]
     pub required_reviewers: u32,
     /// Message.
     pub message: String,
     /// Echoed.
     pub idempotency_key: String,
+    /// Expiry of the approval (absent for an unknown id).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub expires_at_utc: String,
+    /// Whether the token is good for one granted acquire only.
+    pub single_use: bool,
 }
 
 impl Default for ReviewApprovalResponse {
@@ -221,6 +239,8 @@ impl Default for ReviewApprovalResponse {
             required_reviewers: 1,
             message: String::new(),
             idempotency_key: String::new(),
+            expires_at_utc: String::new(),
+            single_use: false,
         }
     }
 }
@@ -268,6 +288,11 @@ pub struct ApprovalQueueRequest {
     pub tool_category: Option<ToolCategory>,
     /// Ignored (as LeaseGate).
     pub risk_flag: String,
+    /// Items per page (0 or absent: 100; at most 100).
+    pub limit: u32,
+    /// Start after this approval (the previous page's `nextAfterApprovalId`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub after_approval_id: String,
 }
 
 /// One pending approval.
@@ -301,6 +326,8 @@ pub struct ApprovalQueueItem {
     pub current_approvals: u32,
     /// Reviews so far.
     pub reviews: Vec<ApprovalDecisionTrace>,
+    /// Whether the token will be good for one granted acquire only.
+    pub single_use: bool,
 }
 
 /// `ApprovalQueueResponse`.
@@ -309,4 +336,7 @@ pub struct ApprovalQueueItem {
 pub struct ApprovalQueueResponse {
     /// Pending approvals, oldest first.
     pub items: Vec<ApprovalQueueItem>,
+    /// When more remain: the `afterApprovalId` of the next page.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub next_after_approval_id: String,
 }

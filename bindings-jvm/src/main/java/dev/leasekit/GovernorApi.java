@@ -169,7 +169,8 @@ public interface GovernorApi extends AutoCloseable {
   }
 
   /**
-   * {@code ListPendingApprovals}: the pending approvals.
+   * {@code ListPendingApprovals}: the pending approvals, oldest first, one page ({@code limit},
+   * {@code afterApprovalId}) at a time.
    *
    * @param request the request in protocol field names
    * @return the response payload
