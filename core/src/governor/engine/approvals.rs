@@ -28,7 +28,8 @@ impl Engine {
             })
             .map_or(1, |n| n.max(1) as u32);
         if !self.audit_ok {
-            self.st.meta.metrics.failed_audit_writes += 1;
+            self.st.meta.metrics.failed_audit_writes =
+                self.st.meta.metrics.failed_audit_writes.saturating_add(1);
             self.touch_meta();
             return ApprovalRequestResponse {
                 message: AUDIT_DOWN.into(),
@@ -39,7 +40,7 @@ impl Engine {
         let id = self.next_approval_id();
         // At least 30 s, at most ten years (so the expiry never overflows).
         let ttl_ms = req.ttl_seconds.clamp(30, 315_360_000) as i64 * 1000;
-        let expires = self.now + ttl_ms;
+        let expires = self.now.saturating_add(ttl_ms);
         let mut rec = self.record("approval_requested");
         rec.s("approvalId", &id)
             .s("actorId", &req.actor_id)
@@ -61,7 +62,7 @@ impl Engine {
             message: "approval request created".into(),
             idempotency_key: req.idempotency_key.clone(),
         };
-        let retain = expires + self.settings.idempotency_retention_ms as i64;
+        let retain = expires.saturating_add(self.settings.idempotency_retention_ms as i64);
         self.st.approvals.insert(
             id.clone(),
             ApprovalRec {
@@ -114,7 +115,8 @@ impl Engine {
             return out;
         }
         if !self.audit_ok {
-            self.st.meta.metrics.failed_audit_writes += 1;
+            self.st.meta.metrics.failed_audit_writes =
+                self.st.meta.metrics.failed_audit_writes.saturating_add(1);
             self.touch_meta();
             out.message = AUDIT_DOWN.into();
             return out;

@@ -74,7 +74,7 @@ impl Engine {
         };
         l.status = LeaseStatus::Expired;
         l.subs.clear();
-        l.retain_until = now + retention;
+        l.retain_until = now.saturating_add(retention);
         self.retention.insert((l.retain_until, l.id.clone()));
         let (compute, actor) = (l.compute, l.request.actor_id.clone());
         let mut rec = self.record(if restart {
