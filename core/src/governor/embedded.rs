@@ -22,6 +22,7 @@ use super::engine::{Engine, IdSource};
 use super::fleet::Fleet;
 use super::policy::{GovernorOptions, Policy};
 use super::store::{MemoryStore, SqliteStore, Store, Synchronous};
+use super::wire::num;
 use super::wire::*;
 use crate::{Clock, Error, ErrorCode, SystemClock};
 
@@ -179,6 +180,19 @@ fn commit_failed(e: &Error) -> String {
         "the store's commit failed, its outcome is unknown ({})",
         bare(e.message())
     )
+}
+
+/// Refuses a cents amount beyond the wire's bound ([`num::MAX_CENTS`], far below where the
+/// day's sums could overflow): typed requests are held to what a payload may carry
+/// (`success: false` naming the field, nothing changed; SEMANTICS 13.16 Arithmetic).
+fn check_cents(field: &str, cents: u64) -> crate::Result<()> {
+    if cents > num::MAX_CENTS {
+        return Err(Error::invalid(format!(
+            "invalid payload: {field} {cents} exceeds the maximum {}; nothing was changed",
+            num::MAX_CENTS
+        )));
+    }
+    Ok(())
 }
 
 /// A store call or engine step that panicked, as an error.
@@ -354,8 +368,7 @@ impl Governor {
             lock(&s.commit).break_image("a command panicked while this one was pending");
             let _ = self.repair(&mut eng);
             return Err(internal(
-                "the command panicked; nothing of it was committed and the governor reloaded \
-                 its state from the store",
+                "the command panicked; nothing of it was committed",
             ));
         };
         if !s.group {
@@ -531,11 +544,13 @@ impl Governor {
 
     /// `Acquire`.
     pub fn acquire(&self, req: AcquireRequest) -> crate::Result<AcquireResponse> {
+        check_cents("estimatedCostCents", req.estimated_cost_cents)?;
         self.run(|e| Ok(e.acquire(req)))
     }
 
     /// `Release`.
     pub fn release(&self, req: ReleaseRequest) -> crate::Result<ReleaseResponse> {
+        check_cents("actualCostCents", req.actual_cost_cents)?;
         self.run(|e| e.release(req))
     }
 

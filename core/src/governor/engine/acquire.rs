@@ -660,7 +660,7 @@ impl Engine {
         ] {
             // The scope key and the refill text are built only when a limit applies.
             if let Some(limit) = limit.as_ref().and_then(|l| l.for_id(id))
-                && self.scope_used(&format!("{prefix}{id}")) + est > limit
+                && exceeds(&[self.scope_used(&format!("{prefix}{id}")), est], limit)
             {
                 let refill = format!("next refill at {}", self.next_midnight_iso());
                 let to_midnight = self.ms_to_midnight().max(250);
@@ -694,7 +694,7 @@ impl Engine {
             }
         }
         let window = s.rate_window_ms as i64;
-        let live = |e: &&RateEvent| now - e.at < window;
+        let live = |e: &&RateEvent| now.saturating_sub(e.at) < window;
         for (limit, reason, pick) in [
             (&doc.org_max_requests_per_minute, "org_rate_limited", 0u8),
             (
@@ -718,8 +718,8 @@ impl Engine {
                 _ => e.actor == req.actor_id,
             });
             let oldest = events.clone().next().map(|e| e.at);
-            if events.by_ref().count() as u64 + 1 > limit {
-                let retry = oldest.map_or(1000, |t| ((t + window - now).max(0) as u64).max(200));
+            if events.by_ref().count() as u64 >= limit {
+                let retry = oldest.map_or(1000, |t| retry_after(t, window, now));
                 return Err(deny(
                     reason,
                     Some(retry),
@@ -739,7 +739,10 @@ impl Engine {
         }
         // 13. Compute.
         let units = u64::from(req.estimated_compute_units.max(1));
-        if self.st.meta.pools.compute_used + units > s.max_compute_units {
+        if exceeds(
+            &[self.st.meta.pools.compute_used, units],
+            s.max_compute_units,
+        ) {
             return Err(deny(
                 "compute_capacity_reached",
                 Some(300),
@@ -755,8 +758,8 @@ impl Engine {
             self.rate_tokens,
             self.st.rate.front().map(|e| e.at),
         );
-        if count + 1 > s.max_requests_per_minute || tokens + cost > s.max_tokens_per_minute {
-            let retry = oldest.map_or(1000, |t| ((t + window - now).max(0) as u64).max(200));
+        if count >= s.max_requests_per_minute || exceeds(&[tokens, cost], s.max_tokens_per_minute) {
+            let retry = oldest.map_or(1000, |t| retry_after(t, window, now));
             return Err(deny(
                 "rate_limit_reached",
                 Some(retry),
@@ -842,7 +845,7 @@ impl Engine {
                 })
                 .collect();
             if !plan.summaries.is_empty() {
-                if self.st.meta.pools.budget_used + 1 > s.daily_budget_cents {
+                if exceeds(&[self.st.meta.pools.budget_used, 1], s.daily_budget_cents) {
                     return Err(deny(
                         "summarization_budget_unavailable",
                         Some(500),
@@ -856,9 +859,10 @@ impl Engine {
         // 17. Daily budget.
         let used = self.st.meta.pools.budget_used;
         let to_midnight = self.ms_to_midnight().max(1000);
-        if used + est + cent > s.daily_budget_cents {
+        if exceeds(&[used, est, cent], s.daily_budget_cents) {
             let reduced = (est / 2).max(1);
-            if req.auto_apply_constraints && used + reduced + cent <= s.daily_budget_cents {
+            if req.auto_apply_constraints && !exceeds(&[used, reduced, cent], s.daily_budget_cents)
+            {
                 plan.constraints.max_output_tokens_override = Some(halved);
                 if let Some(first) = self
                     .intent_tier(req.intent_class.as_str())
@@ -955,7 +959,7 @@ impl Engine {
         let code = reason_code(&d.reason);
         let denies = &mut self.st.meta.metrics.denies;
         match denies.get_mut(code) {
-            Some(n) => *n += 1,
+            Some(n) => *n = n.saturating_add(1),
             None => {
                 denies.insert(code.to_string(), 1);
             }
@@ -992,14 +996,15 @@ impl Engine {
     ) -> AcquireResponse {
         let id = self.next_lease_id();
         let now = self.now;
-        let expires = now + self.settings.lease_ttl_ms as i64;
+        let expires = now.saturating_add(self.settings.lease_ttl_ms as i64);
         let units = u64::from(req.estimated_compute_units.max(1));
         let day = self.today();
         // Reservations.
         let pools = &mut self.st.meta.pools;
-        pools.in_flight += 1;
-        pools.compute_used += units;
-        pools.budget_used += plan.reserve;
+        // Each sum was checked against its limit above (`exceeds`): none can saturate.
+        pools.in_flight = pools.in_flight.saturating_add(1);
+        pools.compute_used = pools.compute_used.saturating_add(units);
+        pools.budget_used = pools.budget_used.saturating_add(plan.reserve);
         // One scratch key for the three scopes (no string per scope unless it is new).
         let mut key = String::with_capacity(64);
         for (prefix, id) in [
@@ -1018,14 +1023,16 @@ impl Engine {
             if c.day < day {
                 *c = DayCounter { day, used: 0 };
             }
-            c.used += plan.reserve;
+            // A scope's spend of a day is part of the day's spend, checked above.
+            c.used = c.used.saturating_add(plan.reserve);
         }
-        *self
+        let n = self
             .st
             .meta
             .actor_in_flight
             .entry(req.actor_id.clone())
-            .or_insert(0) += 1;
+            .or_insert(0);
+        *n = n.saturating_add(1);
         let event = RateEvent {
             at: now,
             tokens: u64::from(req.estimated_prompt_tokens) + u64::from(req.max_output_tokens),
@@ -1034,7 +1041,7 @@ impl Engine {
             actor: req.actor_id.clone(),
             lease: id.clone(),
         };
-        self.rate_tokens += event.tokens;
+        self.rate_tokens = self.rate_tokens.saturating_add(event.tokens);
         self.touch_rate(&event);
         // Keep the window ordered even if the clock stepped back.
         if self.st.rate.back().is_none_or(|e| e.at <= now) {
@@ -1067,7 +1074,7 @@ impl Engine {
         };
         let grants = &mut self.st.meta.metrics.grants;
         match grants.get_mut(reason) {
-            Some(n) => *n += 1,
+            Some(n) => *n = n.saturating_add(1),
             None => {
                 grants.insert(reason.to_string(), 1);
             }
@@ -1183,4 +1190,19 @@ fn request_fields(rec: &mut crate::governor::audit::AuditRecord, req: &AcquireRe
             req.requested_capabilities.iter().map(|c| [c.as_str()]),
         )
         .list_parts("riskFlags", req.risk_flags.iter().map(|f| [f.as_str()]));
+}
+
+/// True when `parts` summed exceed `limit`, or their sum would overflow (checked arithmetic,
+/// SEMANTICS 13.16: a sum past `u64::MAX` is past every limit).
+fn exceeds(parts: &[u64], limit: u64) -> bool {
+    parts
+        .iter()
+        .try_fold(0u64, |acc, p| acc.checked_add(*p))
+        .is_none_or(|sum| sum > limit)
+}
+
+/// Milliseconds until the window event admitted at `oldest` leaves a window of `window` ms
+/// (at least 200), without overflowing at the top of either range.
+fn retry_after(oldest: i64, window: i64, now: i64) -> u64 {
+    (oldest.saturating_add(window).saturating_sub(now).max(0) as u64).max(200)
 }

@@ -125,7 +125,8 @@ impl Engine {
             return Ok(refuse("approval_queue_full"));
         }
         if !self.audit_ok {
-            self.st.meta.metrics.failed_audit_writes += 1;
+            self.st.meta.metrics.failed_audit_writes =
+                self.st.meta.metrics.failed_audit_writes.saturating_add(1);
             self.touch_meta();
             return Ok(refuse(AUDIT_DOWN));
         }
@@ -209,7 +210,8 @@ impl Engine {
             return Ok(out);
         }
         if !self.audit_ok {
-            self.st.meta.metrics.failed_audit_writes += 1;
+            self.st.meta.metrics.failed_audit_writes =
+                self.st.meta.metrics.failed_audit_writes.saturating_add(1);
             self.touch_meta();
             out.message = AUDIT_DOWN.into();
             return Ok(out);

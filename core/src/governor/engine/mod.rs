@@ -314,7 +314,7 @@ impl Engine {
             .st
             .rate
             .front()
-            .is_some_and(|e| self.now - e.at >= window)
+            .is_some_and(|e| self.now.saturating_sub(e.at) >= window)
         {
             let e = self.st.rate.pop_front().expect("front exists");
             self.rate_tokens = self.rate_tokens.saturating_sub(e.tokens);
@@ -349,13 +349,14 @@ impl Engine {
     /// record that cannot be written counts in `failedAuditWrites`).
     pub(crate) fn audit(&mut self, rec: AuditRecord) -> Option<String> {
         if !self.audit_ok {
-            self.st.meta.metrics.failed_audit_writes += 1;
+            self.st.meta.metrics.failed_audit_writes =
+                self.st.meta.metrics.failed_audit_writes.saturating_add(1);
             self.dirty_meta = true;
             return None;
         }
         let (line, hash) = rec.seal(&self.st.meta.audit.head);
         self.st.meta.audit.head = hash.clone();
-        self.st.meta.audit.count += 1;
+        self.st.meta.audit.count = self.st.meta.audit.count.saturating_add(1);
         self.audit_lines.push(line);
         self.dirty_meta = true;
         Some(hash)
@@ -369,7 +370,7 @@ impl Engine {
     }
 
     pub(crate) fn next_lease_id(&mut self) -> String {
-        self.st.meta.ids.lease += 1;
+        self.st.meta.ids.lease = self.st.meta.ids.lease.saturating_add(1);
         match self.ids {
             IdSource::Deterministic => format!("lease-{}", self.st.meta.ids.lease),
             IdSource::Random => random_hex(),
@@ -377,7 +378,7 @@ impl Engine {
     }
 
     pub(crate) fn next_approval_id(&mut self) -> String {
-        self.st.meta.ids.approval += 1;
+        self.st.meta.ids.approval = self.st.meta.ids.approval.saturating_add(1);
         match self.ids {
             IdSource::Deterministic => format!("approval-{}", self.st.meta.ids.approval),
             IdSource::Random => random_hex(),
@@ -385,7 +386,7 @@ impl Engine {
     }
 
     pub(crate) fn next_token(&mut self) -> String {
-        self.st.meta.ids.token += 1;
+        self.st.meta.ids.token = self.st.meta.ids.token.saturating_add(1);
         match self.ids {
             IdSource::Deterministic => format!("appr-{}", self.st.meta.ids.token),
             IdSource::Random => format!("appr-{}", random_hex()),
@@ -393,7 +394,7 @@ impl Engine {
     }
 
     pub(crate) fn next_sub_id(&mut self) -> String {
-        self.st.meta.ids.sub += 1;
+        self.st.meta.ids.sub = self.st.meta.ids.sub.saturating_add(1);
         match self.ids {
             IdSource::Deterministic => format!("sub-{}", self.st.meta.ids.sub),
             IdSource::Random => random_hex(),

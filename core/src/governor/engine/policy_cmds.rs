@@ -45,7 +45,8 @@ impl Engine {
             Err(m) => return refuse(m),
         };
         if !self.audit_ok {
-            self.st.meta.metrics.failed_audit_writes += 1;
+            self.st.meta.metrics.failed_audit_writes =
+                self.st.meta.metrics.failed_audit_writes.saturating_add(1);
             self.touch_meta();
             return refuse("audit_unavailable".into());
         }
@@ -95,7 +96,8 @@ impl Engine {
             Err(m) => return self.active_response(false, &m),
         };
         if !self.audit_ok {
-            self.st.meta.metrics.failed_audit_writes += 1;
+            self.st.meta.metrics.failed_audit_writes =
+                self.st.meta.metrics.failed_audit_writes.saturating_add(1);
             self.touch_meta();
             return self.active_response(false, "audit_unavailable");
         }
@@ -135,7 +137,8 @@ impl Engine {
             }
         };
         if !self.audit_ok {
-            self.st.meta.metrics.failed_audit_writes += 1;
+            self.st.meta.metrics.failed_audit_writes =
+                self.st.meta.metrics.failed_audit_writes.saturating_add(1);
             self.touch_meta();
             return self.active_response(false, "audit_unavailable");
         }

@@ -105,8 +105,10 @@ impl Engine {
             match (found, ev) {
                 (Some(i), Some(ev)) => {
                     let old = std::mem::replace(&mut self.st.rate[i], ev);
-                    self.rate_tokens =
-                        self.rate_tokens.saturating_sub(old.tokens) + self.st.rate[i].tokens;
+                    self.rate_tokens = self
+                        .rate_tokens
+                        .saturating_sub(old.tokens)
+                        .saturating_add(self.st.rate[i].tokens);
                 }
                 (Some(i), None) => {
                     let old = self.st.rate.remove(i).expect("found");
@@ -115,7 +117,7 @@ impl Engine {
                 (None, Some(ev)) => {
                     let at = ev.at;
                     let pos = self.st.rate.partition_point(|e| e.at <= at);
-                    self.rate_tokens += ev.tokens;
+                    self.rate_tokens = self.rate_tokens.saturating_add(ev.tokens);
                     self.st.rate.insert(pos, ev);
                 }
                 (None, None) => {}
@@ -170,7 +172,11 @@ impl Engine {
             .filter(|l| l.status == LeaseStatus::Live)
             .flat_map(|l| l.subs.keys().map(|s| (s.clone(), l.id.clone())))
             .collect();
-        self.rate_tokens = self.st.rate.iter().map(|r| r.tokens).sum();
+        self.rate_tokens = self
+            .st
+            .rate
+            .iter()
+            .fold(0u64, |sum, r| sum.saturating_add(r.tokens));
         let entries: Vec<_> = self
             .st
             .leases

@@ -54,7 +54,8 @@ impl Engine {
             });
         }
         if !self.audit_ok {
-            self.st.meta.metrics.failed_audit_writes += 1;
+            self.st.meta.metrics.failed_audit_writes =
+                self.st.meta.metrics.failed_audit_writes.saturating_add(1);
             self.touch_meta();
             return Err(Error::new(
                 ErrorCode::InternalError,
@@ -65,6 +66,9 @@ impl Engine {
         let today = self.today();
         let now = self.now;
         let retention = self.settings.idempotency_retention_ms as i64;
+        // The settled spend of the day and of each scope, checked before anything changes
+        // (SEMANTICS 13.16 Arithmetic): a settlement that would overflow is refused whole.
+        let settled = self.settled_counters(&id, req.actual_cost_cents)?;
         let l = self.st.leases.get_mut(&id).expect("checked");
         let (reserved, day, compute, actor, owner) = (
             l.reserved,
@@ -78,31 +82,16 @@ impl Engine {
         for s in std::mem::take(&mut l.subs).into_keys() {
             self.sub_owner.remove(&s);
         }
-        l.retain_until = now + retention;
+        l.retain_until = now.saturating_add(retention);
         let chain = l.approval_chain.clone();
         let summaries = l.context_summaries.clone();
         // Settle the day's spend (a settlement after that day changes no pool).
         if day == today {
-            let pools = &mut self.st.meta.pools;
-            pools.budget_used = pools.budget_used.saturating_sub(reserved) + req.actual_cost_cents;
-            let r = &self.st.leases[&id].request;
-            let mut key = String::with_capacity(64);
-            for (prefix, scope) in [
-                ("org:", &r.org_id),
-                ("ws:", &r.workspace_id),
-                ("actor:", &r.actor_id),
-            ] {
-                key.clear();
-                key.push_str(prefix);
-                key.push_str(scope);
-                if let Some(c) = self
-                    .st
-                    .meta
-                    .scoped
-                    .get_mut(key.as_str())
-                    .filter(|c| c.day == day)
-                {
-                    c.used = c.used.saturating_sub(reserved) + req.actual_cost_cents;
+            let (global, scoped) = settled;
+            self.st.meta.pools.budget_used = global;
+            for (key, used) in scoped {
+                if let Some(c) = self.st.meta.scoped.get_mut(&key) {
+                    c.used = used;
                 }
             }
         }
@@ -117,7 +106,10 @@ impl Engine {
         let acquired_at = self.st.leases[&id].acquired_at;
         if let Some(i) = self.find_rate(acquired_at, &id) {
             let e = &mut self.st.rate[i];
-            self.rate_tokens = self.rate_tokens - e.tokens + actual_tokens;
+            self.rate_tokens = self
+                .rate_tokens
+                .saturating_sub(e.tokens)
+                .saturating_add(actual_tokens);
             e.tokens = actual_tokens;
             let e = e.clone();
             self.touch_rate(&e);
@@ -192,5 +184,40 @@ impl Engine {
         }
         self.touch_lease(&id);
         Ok(response)
+    }
+
+    /// What settling lease `id` at `actual` cents makes of the day's spend and of each of its
+    /// scoped counters of that day (`(global, [(key, used)])`; unchanged when the lease is of
+    /// an earlier day). Refused, nothing changed, when a sum would overflow.
+    fn settled_counters(&self, id: &str, actual: u64) -> crate::Result<(u64, Vec<(String, u64)>)> {
+        let l = &self.st.leases[id];
+        let pools = &self.st.meta.pools;
+        if l.day != self.today() {
+            return Ok((pools.budget_used, Vec::new()));
+        }
+        let overflow = || {
+            Error::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "arithmetic_overflow: actualCostCents {actual} would overflow the day's \
+                     spend; nothing was changed"
+                ),
+            )
+        };
+        let settle = |used: u64| used.saturating_sub(l.reserved).checked_add(actual);
+        let global = settle(pools.budget_used).ok_or_else(overflow)?;
+        let mut scoped = Vec::with_capacity(3);
+        let r = &l.request;
+        for (prefix, scope) in [
+            ("org:", &r.org_id),
+            ("ws:", &r.workspace_id),
+            ("actor:", &r.actor_id),
+        ] {
+            let key = format!("{prefix}{scope}");
+            if let Some(c) = self.st.meta.scoped.get(&key).filter(|c| c.day == l.day) {
+                scoped.push((key, settle(c.used).ok_or_else(overflow)?));
+            }
+        }
+        Ok((global, scoped))
     }
 }

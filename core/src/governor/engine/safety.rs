@@ -57,7 +57,7 @@ impl Engine {
     pub(crate) fn count_event(&mut self, which: Counter, key: &str, threshold: u64) -> bool {
         let now = self.now;
         let window = self.settings.safety_window_ms as i64;
-        self.st.meta.safety.seq += 1;
+        self.st.meta.safety.seq = self.st.meta.safety.seq.saturating_add(1);
         let seq = self.st.meta.safety.seq;
         let s = &mut self.st.meta.safety;
         let map = match which {
@@ -67,7 +67,11 @@ impl Engine {
         };
         let w = map.entry(key.to_string()).or_insert_with(Window::default);
         w.seq = seq;
-        while w.events.front().is_some_and(|t| now - *t >= window) {
+        while w
+            .events
+            .front()
+            .is_some_and(|t| now.saturating_sub(*t) >= window)
+        {
             w.events.pop_front();
         }
         w.events.push_back(now);
@@ -81,7 +85,7 @@ impl Engine {
     }
 
     fn set_until(&mut self, which: u8, key: &str, until: i64, value: u64) {
-        self.st.meta.safety.seq += 1;
+        self.st.meta.safety.seq = self.st.meta.safety.seq.saturating_add(1);
         let seq = self.st.meta.safety.seq;
         let s = &mut self.st.meta.safety;
         let map = match which {
@@ -114,19 +118,25 @@ impl Engine {
     }
 
     pub(crate) fn start_cooldown(&mut self, scope: Scope, actor: &str, trigger: &str) {
-        let until = self.now + self.settings.safety_cooldown_ms as i64;
+        let until = self
+            .now
+            .saturating_add(self.settings.safety_cooldown_ms as i64);
         self.set_until(0, &composite(scope, &[actor]), until, 0);
         self.intervene(trigger, format!("actor:{actor}"), "cooldown");
     }
 
     pub(crate) fn trip_breaker(&mut self, scope: Scope, ws: &str, trigger: &str) {
-        let until = self.now + self.settings.safety_cooldown_ms as i64;
+        let until = self
+            .now
+            .saturating_add(self.settings.safety_cooldown_ms as i64);
         self.set_until(1, &composite(scope, &[ws]), until, 0);
         self.intervene(trigger, format!("workspace:{ws}"), "circuit_breaker");
     }
 
     pub(crate) fn start_clamp(&mut self, scope: Scope, actor: &str, trigger: &str) {
-        let until = self.now + self.settings.clamp_duration_ms as i64;
+        let until = self
+            .now
+            .saturating_add(self.settings.clamp_duration_ms as i64);
         let value = self.settings.clamped_max_output_tokens;
         self.set_until(2, &composite(scope, &[actor]), until, value);
         self.intervene(trigger, format!("actor:{actor}"), "clamp_max_output_tokens");
@@ -136,7 +146,7 @@ impl Engine {
     pub(crate) fn cooldown_left(&self, scope: Scope, actor: &str) -> Option<u64> {
         scoped_get(&self.st.meta.safety.cooldowns, scope, actor)
             .filter(|u| u.until > self.now)
-            .map(|u| (u.until - self.now) as u64)
+            .map(|u| u.until.saturating_sub(self.now) as u64)
     }
 
     pub(crate) fn breaker_open(&self, scope: Scope, ws: &str) -> bool {

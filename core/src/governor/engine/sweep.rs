@@ -106,7 +106,7 @@ impl Engine {
         for s in std::mem::take(&mut l.subs).into_keys() {
             self.sub_owner.remove(&s);
         }
-        l.retain_until = now + retention;
+        l.retain_until = now.saturating_add(retention);
         self.retention.insert((l.retain_until, l.id.clone()));
         let (compute, actor) = (l.compute, l.request.actor_id.clone());
         let mut rec = self.record(if restart {

@@ -164,7 +164,8 @@ impl Engine {
             );
         }
         if !self.audit_ok {
-            self.st.meta.metrics.failed_audit_writes += 1;
+            self.st.meta.metrics.failed_audit_writes =
+                self.st.meta.metrics.failed_audit_writes.saturating_add(1);
             self.touch_meta();
             return deny(
                 "audit_unavailable".into(),
@@ -377,10 +378,9 @@ impl Engine {
                 .tool_rate
                 .entry(req.tool_id.to_ascii_lowercase())
                 .or_default();
-            while q
-                .front()
-                .is_some_and(|t| now - *t >= limit.window_ms as i64)
-            {
+            while q.front().is_some_and(|t| {
+                now.saturating_sub(*t) >= i64::try_from(limit.window_ms).unwrap_or(i64::MAX)
+            }) {
                 q.pop_front();
             }
             if q.len() as u64 >= limit.calls {
