@@ -84,8 +84,7 @@ fn header_statuses(header: &str) -> Vec<(String, i64)> {
 fn header_status_enum_equals_error_codes_json_and_core() {
     let header = std::fs::read_to_string(header_path()).expect("read header");
     let statuses = header_statuses(&header);
-    let codes_path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/error-codes.json");
+    let codes_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/error-codes.json");
     let codes: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(codes_path).expect("read error-codes.json"))
             .expect("parse error-codes.json");
@@ -115,8 +114,7 @@ fn header_status_enum_equals_error_codes_json_and_core() {
 
 #[test]
 fn retryable_flags_equal_error_codes_json() {
-    let codes_path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/error-codes.json");
+    let codes_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/error-codes.json");
     let codes: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(codes_path).expect("read")).expect("parse");
     for (i, c) in codes["codes"].as_array().expect("codes").iter().enumerate() {

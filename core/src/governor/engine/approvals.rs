@@ -398,7 +398,11 @@ impl Engine {
 /// once per normalized reviewer id.
 pub(crate) fn approvals_of(a: &ApprovalRec) -> u32 {
     let mut seen = std::collections::BTreeSet::new();
-    for r in a.reviews.iter().filter(|r| r.decision == ApprovalDecisionStatus::Granted) {
+    for r in a
+        .reviews
+        .iter()
+        .filter(|r| r.decision == ApprovalDecisionStatus::Granted)
+    {
         let id = normalized(&r.reviewer_id);
         let key = match a.reviewer_uids.get(&id) {
             Some(uid) => (true, uid.to_string()),
