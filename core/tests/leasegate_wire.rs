@@ -539,6 +539,12 @@ const ADDITIONS: &[(&str, &str, &str)] = &[
         "nextAfterApprovalId",
         "SEMANTICS 13.16 Approval limits (paging)",
     ),
+    // SEMANTICS 13.16 Tool-call targets: the allowed answer carries the canonical host.
+    (
+        "ToolExecutionResponse",
+        "canonicalHost",
+        "SEMANTICS 13.16 Tool-call targets",
+    ),
 ];
 
 /// Names a leasekit type also reads (never writes): the names stores wrote before the
