@@ -491,6 +491,11 @@ impl<'p, 'a> Product<'p, 'a> {
     }
 }
 
+/// Work units of storing a new state beyond its words: an allocation, a copy, a table insert
+/// and the table's amortized growth (which hashes every stored state again), measured at
+/// about 3 units per word plus this much per state.
+const STORE_UNITS: u64 = 32;
+
 /// The breadth-first search of one inclusion decision: the states found, the move that
 /// found each (for the witness) and the queue.
 struct Search {
@@ -529,7 +534,7 @@ impl Search {
         }
         if self.states.len() >= MAX_EXPLORED_STATES
             || (self.states.len() as u64 + 1) * width > MAX_STORED_WORDS
-            || !work.charge(width)
+            || !work.charge(3 * width + STORE_UNITS)
         {
             return Some(Inclusion::Undecided);
         }

@@ -11,7 +11,7 @@
 
 /// The work units one subset or narrowing call may spend (see `docs/performance.md` for the
 /// worst cases measured against it).
-pub const MAX_WORK_UNITS: u64 = 12_000_000;
+pub const MAX_WORK_UNITS: u64 = 8_000_000;
 
 /// Stored product-state words one inclusion decision may hold (32 MiB).
 pub(crate) const MAX_STORED_WORDS: u64 = 1 << 22;
