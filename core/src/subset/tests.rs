@@ -156,7 +156,7 @@ fn a_character_no_pattern_names_is_tried_even_when_every_usual_stand_in_is_named
             "{p} matches {w:?}"
         );
     }
-    assert_eq!(reference(K::ModelUse, "a*", &refs).0, false);
+    assert!(!reference(K::ModelUse, "a*", &refs).0);
 }
 
 /// The unbounded reference: the product of the child's and every parent's automaton (no
