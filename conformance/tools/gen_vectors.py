@@ -1018,6 +1018,58 @@ def large():
     return v
 
 
+# ---------------------------------------------------------------- subset work bound (S9)
+def subset_work_bound():
+    """SEMANTICS 9: the work bound is on work done, never on an estimate, so inclusion that
+    an exploration within the bound decides is decided. Children of many distinct characters
+    (a star before each) and long literal runs, with and without separators, against `*`,
+    `**` and `x*`: the answer is exact inclusion's."""
+    T, F = True, False
+    cjk = lambda start, n: [chr(0x4E00 + start + i) for i in range(n)]  # noqa: E731
+
+    def starred(chars, sep=None, every=0, head=""):
+        out = head
+        for i, c in enumerate(chars):
+            if sep and i and i % every == 0:
+                out += sep
+            out += "*" + c
+        return out
+
+    s512 = starred(cjk(0, 512))           # *一*丁*丂*...*俿, 2048 bytes
+    s1023 = starred(cjk(0, 1023))         # 4092 bytes
+    seps = starred(cjk(0, 512), "/", 64)  # a '/' before every 64th character
+    run = "".join(cjk(0, 1365))           # 4095 bytes, no wildcard
+    r1000 = "".join(cjk(0, 1000))
+    dots = starred(cjk(0, 512), ".", 128)
+    v = [
+        ("model.use", [s512], ["*"], T),
+        ("model.use", [s512], ["**"], T),
+        ("model.use", [s512], ["x*"], F),
+        ("model.use", ["x" + s512], ["x*"], T),
+        ("model.use", [s512 + "*"], ["*"], T),
+        ("model.use", [s1023], ["*"], T),
+        ("model.use", [s1023], ["x*"], F),
+        ("model.use", [s512], ["*一*"], T),
+        ("model.use", [s512], ["*俿"], T),
+        ("model.use", [s512], ["*丁*一*"], F),
+        ("model.use", [seps], ["*"], F),
+        ("model.use", [seps], ["**"], T),
+        ("model.use", [seps], ["*/**"], T),
+        ("model.use", [run], ["*"], T),
+        ("model.use", [run], ["x*"], F),
+        ("model.use", ["*" + r1000 + "*"], ["*"], T),
+        ("model.use", ["*" + r1000 + "*"], ["x*"], F),
+        ("model.use", ["x*" + r1000], ["x*"], T),
+        ("tool.call", [dots], ["*"], F),
+        ("tool.call", [dots], ["**"], T),
+        ("fs.read", [starred(cjk(0, 512), "/", 64, "/")], ["/**"], T),
+        ("fs.read", [starred(cjk(0, 512), "/", 64, "/")], ["/*"], F),
+        ("model.use", [starred(cjk(512 * k, 512)) for k in range(8)], ["*"], T),
+    ]
+    return [{"op": "subset", "input": {"child": {c: a}, "parent": {c: b}}, "expect": x}
+            for c, a, b, x in v]
+
+
 # ---------------------------------------------------------------- second batch (appended so ids stay stable)
 def extras():
     T, F = True, False
@@ -1208,6 +1260,7 @@ def generated():
     sec = security()
     for name, fn in list(FILES.items()) + [("large", large)]:
         files[name] = fn() + extras().get(name, []) + sec.get(name, [])
+    files["subset"] += subset_work_bound()
     files["agentfile"] = list(vectors_agentfile.VECTORS)
     files["agentfile_fixtures"] = agentfile_fixtures()
     # binding.json and binding_text.json (vectors_binding.py) pin the binding disagreements of

@@ -75,4 +75,24 @@ fn main() {
         });
         println!("narrow {} | {ms:.2}", c.name);
     }
+    // Cases exact inclusion decides within the bound (SEMANTICS 9), with their answers.
+    for c in generator::decidable_cases()
+        .into_iter()
+        .filter(|c| c.name.contains(&filter))
+    {
+        let (child, parent) = (
+            lease(c.capability, &c.child),
+            lease(c.capability, &c.parent),
+        );
+        let got = is_lease_subset(&child, &parent, &SubsetOptions::default());
+        assert_eq!(got, c.subset, "{}", c.name);
+        let ms = median_ms(5, || {
+            let _ = is_lease_subset(&child, &parent, &SubsetOptions::default());
+        });
+        println!("subset {} ({got}) | {ms:.2}", c.name);
+        let ms = median_ms(5, || {
+            let _ = narrow_lease(&child, &parent);
+        });
+        println!("narrow {} | {ms:.2}", c.name);
+    }
 }

@@ -6,10 +6,12 @@
 #[path = "../benches/worst_case/generator.rs"]
 mod generator;
 
+use crate::capability::CapabilityKind;
 use crate::expiry::{LeaseConstraints, SystemClock};
 use crate::guard::LeaseGuard;
 use crate::lease::Lease;
 use crate::narrow::narrow_within;
+use crate::pattern::Pattern;
 use crate::pattern::nfa::WORK;
 use crate::subset::{MAX_WORK_UNITS, Work, check_patterns};
 use std::sync::Arc;
@@ -161,4 +163,85 @@ fn the_default_bound_decides_ordinary_delegations() {
     assert!(work.used() < MAX_WORK_UNITS / 4, "{}", work.used());
     assert!(check_patterns(&c, &c, &mut Work::new()).is_ok());
     assert!(check_patterns(&p, &c, &mut Work::new()).is_err());
+}
+
+/// Work a decidable case may use: four fifths of the bound (the largest, eight children of
+/// 512 distinct characters against `*`, takes about 6 300 000 units).
+const DECIDABLE_WORK: u64 = MAX_WORK_UNITS / 5 * 4;
+
+#[test]
+fn many_distinct_characters_and_long_runs_are_decided_as_inclusion_says() {
+    for case in generator::decidable_cases() {
+        let (child, parent) = (
+            lease(case.capability, &case.child),
+            lease(case.capability, &case.parent),
+        );
+        let mut work = Work::new();
+        let r = check_patterns(&child, &parent, &mut work);
+        assert_eq!(r.is_ok(), case.subset, "{}: {r:?}", case.name);
+        if let Err(e) = r {
+            // Decided: a witness of the child that no parent pattern matches.
+            let kind = CapabilityKind::of(case.capability).unwrap();
+            let w = e.details()["witness"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{}: not decided: {e}", case.name))
+                .to_string();
+            let p = e.details()["pattern"].as_str().unwrap();
+            assert!(
+                Pattern::compile(kind, p).unwrap().matches(&w),
+                "{}",
+                case.name
+            );
+            for q in &case.parent {
+                assert!(
+                    !Pattern::compile(kind, q).unwrap().matches(&w),
+                    "{}",
+                    case.name
+                );
+            }
+        }
+        assert!(
+            work.used() <= DECIDABLE_WORK,
+            "{}: {} work units",
+            case.name,
+            work.used()
+        );
+        // Narrowing keeps exactly the children that are subsets, within the same work.
+        let mut work = Work::new();
+        let n = narrow_within(&child, &parent, &mut work).unwrap();
+        let kept = n.lease.patterns(case.capability).unwrap();
+        for p in &case.child {
+            assert_eq!(kept.contains(p), case.subset, "{}: narrowing", case.name);
+        }
+        assert!(
+            work.used() <= MAX_WORK_UNITS,
+            "{}: {}",
+            case.name,
+            work.used()
+        );
+    }
+}
+
+#[test]
+fn the_worst_cases_are_still_refused_past_the_default_bound() {
+    // Each family's largest product, at the full bound: not a subset, and undecided (no
+    // witness) where the exploration passed the bound, having used at most the bound.
+    for name in ["issue18-cjk/1", "stars/63", "globstar-chars/128"] {
+        let case = generator::pair_cases()
+            .into_iter()
+            .find(|c| c.name == name)
+            .unwrap();
+        let (child, parent) = (
+            lease(case.capability, &case.child),
+            lease(case.capability, &case.parent),
+        );
+        let mut work = Work::new();
+        let e = check_patterns(&child, &parent, &mut work).unwrap_err();
+        assert!(work.used() <= MAX_WORK_UNITS, "{name}");
+        assert!(
+            e.details()["witness"].is_null() && work.exhausted(),
+            "{name}: decided within {} units: {e}",
+            work.used()
+        );
+    }
 }

@@ -232,3 +232,237 @@ pub fn pair_cases() -> Vec<PairCase> {
     }
     out
 }
+
+/// A subset case within the bounds that exact inclusion decides, with its answer (SEMANTICS 9).
+pub struct DecidableCase {
+    pub name: String,
+    pub capability: &'static str,
+    pub child: Vec<String>,
+    pub parent: Vec<String>,
+    /// Whether the child is a subset of the parent.
+    pub subset: bool,
+}
+
+/// `n` consecutive CJK characters from U+4E00 + `from` (3 UTF-8 bytes each).
+pub fn cjk_run(from: u32, n: usize) -> Vec<char> {
+    (0..n as u32)
+        .filter_map(|i| char::from_u32(0x4e00 + from + i))
+        .collect()
+}
+
+/// `head`, then `*c` for each character (a `sep` before every `every`-th one), then `tail`.
+fn starred(head: &str, chars: &[char], sep: Option<(char, usize)>, tail: &str) -> String {
+    let mut p = String::from(head);
+    for (i, c) in chars.iter().enumerate() {
+        if let Some((s, every)) = sep
+            && i > 0
+            && i % every == 0
+        {
+            p.push(s);
+        }
+        p.push('*');
+        p.push(*c);
+    }
+    p.push_str(tail);
+    p
+}
+
+/// Children with many distinct characters and long literal runs, with and without
+/// separators, against the parents `*`, `**` and `x*` (and a few narrower ones): every one
+/// decided, the answer being what exact inclusion says. The child of 512 distinct
+/// characters between stars against `*` is the first.
+pub fn decidable_cases() -> Vec<DecidableCase> {
+    let case = |name: &str, cap: &'static str, child: Vec<String>, parent: &[&str], subset| {
+        DecidableCase {
+            name: name.into(),
+            capability: cap,
+            child,
+            parent: parent.iter().map(|p| p.to_string()).collect(),
+            subset,
+        }
+    };
+    let m = "model.use";
+    let c512 = cjk_run(0, 512); // U+4E00..=U+4FFF: `*一*丁*丂*...*俿`
+    let c1023 = cjk_run(0, 1023); // 4092 bytes as `*c` pairs
+    let stars512 = starred("", &c512, None, "");
+    let stars1023 = starred("", &c1023, None, "");
+    let run1365: String = cjk_run(0, 1365).into_iter().collect(); // 4095 bytes, no wildcard
+    let run1000: String = cjk_run(0, 1000).into_iter().collect();
+    let with_seps = starred("", &c512, Some(('/', 64)), "");
+    vec![
+        case(
+            "cjk-stars-512 <= *",
+            m,
+            vec![stars512.clone()],
+            &["*"],
+            true,
+        ),
+        case(
+            "cjk-stars-512 <= **",
+            m,
+            vec![stars512.clone()],
+            &["**"],
+            true,
+        ),
+        case(
+            "cjk-stars-512 !<= x*",
+            m,
+            vec![stars512.clone()],
+            &["x*"],
+            false,
+        ),
+        case(
+            "x-cjk-stars-512 <= x*",
+            m,
+            vec![format!("x{stars512}")],
+            &["x*"],
+            true,
+        ),
+        case(
+            "cjk-stars-512-star <= *",
+            m,
+            vec![format!("{stars512}*")],
+            &["*"],
+            true,
+        ),
+        case(
+            "cjk-stars-1023 <= *",
+            m,
+            vec![stars1023.clone()],
+            &["*"],
+            true,
+        ),
+        case(
+            "cjk-stars-1023 <= **",
+            m,
+            vec![stars1023.clone()],
+            &["**"],
+            true,
+        ),
+        case("cjk-stars-1023 !<= x*", m, vec![stars1023], &["x*"], false),
+        case(
+            "cjk-stars-512 <= *一*",
+            m,
+            vec![stars512.clone()],
+            &["*一*"],
+            true,
+        ),
+        case(
+            "cjk-stars-512 <= *俿",
+            m,
+            vec![stars512.clone()],
+            &["*俿"],
+            true,
+        ),
+        case(
+            "cjk-stars-512 !<= *丁*一*",
+            m,
+            vec![stars512.clone()],
+            &["*丁*一*"],
+            false,
+        ),
+        case(
+            "cjk-stars-512 <= itself",
+            m,
+            vec![stars512.clone()],
+            &[&stars512],
+            true,
+        ),
+        case(
+            "cjk-seps-512 !<= *",
+            m,
+            vec![with_seps.clone()],
+            &["*"],
+            false,
+        ),
+        case(
+            "cjk-seps-512 <= **",
+            m,
+            vec![with_seps.clone()],
+            &["**"],
+            true,
+        ),
+        case(
+            "cjk-seps-512 !<= x*",
+            m,
+            vec![with_seps.clone()],
+            &["x*"],
+            false,
+        ),
+        case("cjk-seps-512 <= */**", m, vec![with_seps], &["*/**"], true),
+        case("cjk-run-1365 <= *", m, vec![run1365.clone()], &["*"], true),
+        case(
+            "cjk-run-1365 <= **",
+            m,
+            vec![run1365.clone()],
+            &["**"],
+            true,
+        ),
+        case("cjk-run-1365 !<= x*", m, vec![run1365], &["x*"], false),
+        case(
+            "star-run-1000-star <= *",
+            m,
+            vec![format!("*{run1000}*")],
+            &["*"],
+            true,
+        ),
+        case(
+            "star-run-1000-star <= **",
+            m,
+            vec![format!("*{run1000}*")],
+            &["**"],
+            true,
+        ),
+        case(
+            "star-run-1000-star !<= x*",
+            m,
+            vec![format!("*{run1000}*")],
+            &["x*"],
+            false,
+        ),
+        case(
+            "x-star-run-1000 <= x*",
+            m,
+            vec![format!("x*{run1000}")],
+            &["x*"],
+            true,
+        ),
+        case(
+            "tool-cjk-stars-512 !<= *",
+            "tool.call",
+            vec![starred("", &c512, Some(('.', 128)), "")],
+            &["*"],
+            false,
+        ),
+        case(
+            "tool-cjk-stars-512 <= **",
+            "tool.call",
+            vec![starred("", &c512, Some(('.', 128)), "")],
+            &["**"],
+            true,
+        ),
+        case(
+            "fs-cjk-stars-512 <= /**",
+            "fs.read",
+            vec![starred("/", &c512, Some(('/', 64)), "")],
+            &["/**"],
+            true,
+        ),
+        case(
+            "fs-cjk-stars-512 !<= /*",
+            "fs.read",
+            vec![starred("/", &c512, Some(('/', 64)), "")],
+            &["/*"],
+            false,
+        ),
+        case(
+            "8x cjk-stars-512 <= *",
+            m,
+            (0..8)
+                .map(|k| starred("", &cjk_run(512 * k, 512), None, ""))
+                .collect(),
+            &["*"],
+            true,
+        ),
+    ]
+}

@@ -94,15 +94,6 @@ impl Pattern {
         matches!(self.shape, Shape::General(_))
     }
 
-    /// Words of automaton state a run of this pattern steps per byte (1 for the fast-path
-    /// shapes, which cost about that).
-    pub(crate) fn words(&self) -> usize {
-        match &self.shape {
-            Shape::General(n) => n.words(),
-            _ => 1,
-        }
-    }
-
     /// Whether the pattern has no wildcard.
     pub fn is_literal(&self) -> bool {
         matches!(self.shape, Shape::Literal)
@@ -145,6 +136,25 @@ impl Pattern {
                         .any(|&b| self.seps.contains(b))
             }
             Shape::General(nfa) => nfa.run_from(p, rest),
+        }
+    }
+
+    /// [`Pattern::matches`] that counts its work: `Some((matched, units))` with the units of
+    /// about one word operation it took (at most `limit`), `None` when it would take more
+    /// (the run stops there).
+    pub(crate) fn matches_within(&self, target: &str, limit: u64) -> Option<(bool, u64)> {
+        // Byte scans and comparisons: a unit per 8 bytes.
+        let scan = target.len() as u64 / 8 + 1;
+        if scan > limit {
+            return None;
+        }
+        let p = self.prefix_len;
+        let t = target.as_bytes();
+        match &self.shape {
+            Shape::General(nfa) if t.len() >= p && t[..p] == self.text.as_bytes()[..p] => nfa
+                .run_within(p, &t[p..], limit - scan)
+                .map(|(m, used)| (m, used + scan)),
+            _ => Some((self.matches(target), scan)),
         }
     }
 

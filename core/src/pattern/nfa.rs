@@ -242,6 +242,43 @@ impl Nfa {
         self.accepts(&a)
     }
 
+    /// [`Nfa::run_from`] that counts its work (words stepped, cleared and scanned):
+    /// `Some((accepted, units))` with `units <= limit`, `None` as soon as the run would take
+    /// more.
+    pub(crate) fn run_within(&self, start: usize, input: &[u8], limit: u64) -> Option<(bool, u64)> {
+        let mut used = self.words as u64;
+        if used > limit {
+            return None;
+        }
+        let mut a = vec![0u64; self.words];
+        let mut b = vec![0u64; self.words];
+        self.start_at(start, &mut a);
+        let (mut lo, mut hi) = (start / 64, self.words);
+        for &byte in input {
+            let end = (hi + 1).min(self.words);
+            // The step, then clearing and scanning the band.
+            used += 2 * (end - lo) as u64 + 1;
+            if used > limit {
+                return None;
+            }
+            count_work(end - lo);
+            self.step_range(&a, byte, &mut b, lo, end);
+            a[lo..hi].fill(0);
+            let Some(first) = b[lo..end].iter().position(|&w| w != 0) else {
+                return Some((false, used));
+            };
+            let last = b[lo..end].iter().rposition(|&w| w != 0).unwrap_or(first);
+            (lo, hi) = (lo + first, lo + last + 1);
+            std::mem::swap(&mut a, &mut b);
+        }
+        Some((self.accepts(&a), used))
+    }
+
+    /// Words of the automaton's tables (what building it writes besides the elements).
+    pub(crate) fn table_words(&self) -> usize {
+        self.masks.len() + 5 * self.words
+    }
+
     fn run_single(&self, start: usize, input: &[u8]) -> bool {
         count_work(input.len());
         let (e1, e3) = (self.eps1[0], self.eps3[0]);
@@ -276,19 +313,77 @@ impl Nfa {
     }
 
     /// Positions from which every continuation is accepted (a `LoopAny` whose epsilon-successor
-    /// closure reaches the accepting state). Used to prune subset exploration.
+    /// closure reaches the accepting state). Used to prune subset exploration. One backward
+    /// pass over the elements (epsilon edges only go forward).
     pub(crate) fn universal_mask(&self) -> Vec<u64> {
+        let n = self.elems.len();
+        // reaches[i]: the accepting state is in the closure of {i}.
+        let mut reaches = vec![false; n + 4];
+        reaches[n] = true;
+        for i in (0..n).rev() {
+            reaches[i] = match self.elems[i] {
+                Elem::LoopAny | Elem::LoopSegment => reaches[i + 1],
+                Elem::Group => reaches[i + 1] || reaches[i + 3],
+                Elem::Byte(_) | Elem::Dead => false,
+            };
+        }
         let mut out = vec![0u64; self.words];
-        let mut tmp = vec![0u64; self.words];
         for (i, e) in self.elems.iter().enumerate() {
-            if *e == Elem::LoopAny {
-                self.start_at(i + 1, &mut tmp);
-                if self.accepts(&tmp) {
-                    out[i / 64] |= 1 << (i % 64);
-                }
+            if *e == Elem::LoopAny && reaches[i + 1] {
+                out[i / 64] |= 1 << (i % 64);
             }
         }
         out
+    }
+
+    /// Whether byte `b` is one of this automaton's separators.
+    pub(crate) fn is_separator(&self, b: u8) -> bool {
+        self.seps.contains(b)
+    }
+
+    /// `out = close(d ∩ loops)`: the states after any one non-separator character that no
+    /// literal position of `d` starts (every loop stays, nothing advances). Returns whether
+    /// `out` is non-empty.
+    pub(crate) fn stay_closed(&self, d: &[u64], out: &mut [u64]) -> bool {
+        count_work(self.words);
+        for ((o, &x), &s) in out.iter_mut().zip(d).zip(&self.stay_other) {
+            *o = x & s;
+        }
+        self.close(out);
+        out.iter().any(|&w| w != 0)
+    }
+
+    /// Calls `f` with every state of the closure of `{p}` (`p` first). Epsilon edges go one or
+    /// three positions on and chains are at most `rounds` edges long, so the closure lies in
+    /// `p..=p + 3 * rounds`.
+    pub(crate) fn closure_of(&self, p: usize, mut f: impl FnMut(usize)) {
+        let span = 3 * self.rounds as usize + 1;
+        if span > 128 {
+            // Not built by `elements`; the general closure (one pass over the words).
+            let mut tmp = vec![0u64; self.words];
+            self.start_at(p, &mut tmp);
+            for (w, &word) in tmp.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    f(w * 64 + bits.trailing_zeros() as usize);
+                    bits &= bits - 1;
+                }
+            }
+            return;
+        }
+        let mut reach = 1u128;
+        let mut j = 0;
+        while j < 128 && reach >> j != 0 {
+            if reach >> j & 1 == 1 {
+                f(p + j);
+                match self.elems.get(p + j) {
+                    Some(Elem::LoopAny | Elem::LoopSegment) => reach |= 1 << (j + 1),
+                    Some(Elem::Group) => reach |= (1 << (j + 1)) | (1 << (j + 3)),
+                    _ => {}
+                }
+            }
+            j += 1;
+        }
     }
 }
 

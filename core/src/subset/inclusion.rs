@@ -4,8 +4,16 @@
 //!
 //! From each product state only the characters that can make a difference are tried: the
 //! characters some live literal position expects next, the separators, and one character
-//! that no live position expects (every other character has the same effect). So a pattern
-//! with a thousand distinct characters costs no more per state than its live positions.
+//! that no live position expects (every other character has the same effect). The state
+//! after that one character (every loop stays, nothing advances) is computed once per state;
+//! the state after an expected character is that one plus the closures of the positions the
+//! character completes, so it costs the positions that expect it, and a character whose
+//! positions add nothing new (a `*` that already absorbs it) is recognized without stepping
+//! or hashing anything. A child like `*a*b*c...` with hundreds of distinct characters thus
+//! costs about its states times its width, not its states times its alphabet times its width.
+//!
+//! The work is charged as it is done (SEMANTICS 9: the bound is on work actually done): the
+//! search stops when it passes the bound, and a decision whose exploration fits is made.
 
 use super::MAX_EXPLORED_STATES;
 use super::work::{MAX_STORED_WORDS, Work};
@@ -80,11 +88,15 @@ impl<'a> Auto<'a> {
         }
     }
 
-    /// Work units of preparing it (a few allocations, a pass over the elements, and one
-    /// closure per `**` for the universal positions).
-    fn cost(pattern: &Pattern) -> u64 {
-        let n = pattern.as_str().len() as u64 + 1;
-        n * n.div_ceil(64) + 4 * n + 256
+    /// Work units its preparation took: a pass over the elements for the characters and the
+    /// universal positions, the automaton's tables when they were built here (a fast-path
+    /// shape), and a few allocations.
+    fn cost(&self) -> u64 {
+        let built = match self.nfa {
+            Cow::Owned(ref n) => n.table_words() as u64,
+            Cow::Borrowed(_) => 0,
+        };
+        4 * self.lead.len() as u64 + self.universal.len() as u64 + built + 64
     }
 }
 
@@ -105,27 +117,39 @@ impl<'a> Parents<'a> {
     /// The automaton of parent `k`, charging its preparation once; `None` when the budget
     /// is spent.
     fn auto(&self, k: usize, work: &mut Work) -> Option<&Auto<'a>> {
-        if self.autos[k].get().is_none() && !work.charge(Auto::cost(self.patterns[k])) {
+        if work.exhausted() {
             return None;
         }
-        Some(self.autos[k].get_or_init(|| Auto::new(self.patterns[k])))
+        if let Some(a) = self.autos[k].get() {
+            return Some(a);
+        }
+        let a = self.autos[k].get_or_init(|| Auto::new(self.patterns[k]));
+        work.charge(a.cost()).then_some(a)
     }
 }
 
 /// Decides whether the language of `child` is contained in the union of `parents`, within
 /// the state bound and what is left of `work`.
 pub(crate) fn included(child: &Pattern, parents: &Parents, work: &mut Work) -> Inclusion {
-    if !work.charge(parents.patterns.len() as u64 + 1) {
-        return Inclusion::Undecided;
-    }
-    if parents
+    // Comparing texts and literal prefixes: a unit per pattern, and one per 32 bytes
+    // compared (a vectorized comparison).
+    let text = child.as_str();
+    let cp = child.prefix();
+    let compared: u64 = parents
         .patterns
         .iter()
-        .any(|p| p.as_str() == child.as_str())
-    {
+        .map(|p| {
+            let equal_len = p.as_str().len() == text.len();
+            let same = if equal_len { text.len() } else { 0 };
+            1 + (same + cp.len().min(p.prefix().len())) as u64 / 32
+        })
+        .sum();
+    if !work.charge(compared + 1) {
+        return Inclusion::Undecided;
+    }
+    if parents.patterns.iter().any(|p| p.as_str() == text) {
         return Inclusion::Included;
     }
-    let cp = child.prefix();
     let candidates: Vec<usize> = (0..parents.patterns.len())
         .filter(|&k| {
             let pp = parents.patterns[k].prefix();
@@ -133,28 +157,33 @@ pub(crate) fn included(child: &Pattern, parents: &Parents, work: &mut Work) -> I
         })
         .collect();
     if child.is_literal() {
-        // One automaton run per candidate over the child's text.
-        let text = child.as_str();
-        let cost: u64 = candidates
-            .iter()
-            .map(|&k| (text.len() as u64 + 1) * parents.patterns[k].words() as u64)
-            .sum();
-        if !work.charge(cost) {
-            return Inclusion::Undecided;
+        // One automaton run per candidate over the child's text, each stopped past what is
+        // left of the budget.
+        for &k in &candidates {
+            match parents.patterns[k].matches_within(text, work.left()) {
+                Some((true, used)) => {
+                    return if work.charge(used) {
+                        Inclusion::Included
+                    } else {
+                        Inclusion::Undecided
+                    };
+                }
+                Some((false, used)) if work.charge(used) => {}
+                _ => {
+                    work.exhaust();
+                    return Inclusion::Undecided;
+                }
+            }
         }
-        return if candidates
-            .iter()
-            .any(|&k| parents.patterns[k].matches(text))
-        {
-            Inclusion::Included
-        } else {
-            Inclusion::Witness(text.to_string())
-        };
+        return Inclusion::Witness(text.to_string());
     }
-    if !work.charge(Auto::cost(child)) {
+    if work.exhausted() {
         return Inclusion::Undecided;
     }
     let child_auto = Auto::new(child);
+    if !work.charge(child_auto.cost()) {
+        return Inclusion::Undecided;
+    }
     let mut autos = vec![&child_auto];
     for &k in &candidates {
         match parents.auto(k, work) {
@@ -173,8 +202,61 @@ struct Product<'p, 'a> {
     width: usize,
 }
 
-/// Characters tried for "any character no live position expects", in order.
-const OTHER: &str = "xzqjkvw0123456789_-~XZQ\u{e000}\u{e001}\u{e002}\u{e003}";
+/// Characters tried first for "any character no live position expects", in order; when all
+/// are expected, a private-use character from U+E000 on (one of them is always free).
+const OTHER: &str = "xzqjkvw0123456789_-~XZQ";
+
+/// A literal position some automaton of the product is in: the character it starts, the
+/// automaton's slot and the position.
+type Lead = (char, u32, u32);
+
+/// The characters the live positions of one state start.
+#[derive(Default)]
+struct Taken {
+    ascii: [u64; 2],
+    wide: Vec<char>,
+}
+
+impl Taken {
+    fn clear(&mut self) {
+        self.ascii = [0; 2];
+        self.wide.clear();
+    }
+
+    fn mark(&mut self, c: char) {
+        if c.is_ascii() {
+            self.ascii[c as usize / 64] |= 1 << (c as u32 % 64);
+        } else {
+            self.wide.push(c);
+        }
+    }
+
+    /// A character none of them is and that is no separator: one of [`OTHER`], or else the
+    /// first private-use character from U+E000 on that is free (of the `wide.len() + 1`
+    /// first, one is). Returns it and the work units of finding it.
+    fn other(&self) -> (char, u64) {
+        if let Some(c) = OTHER
+            .chars()
+            .find(|&c| self.ascii[c as usize / 64] >> (c as u32 % 64) & 1 == 0)
+        {
+            return (c, 1);
+        }
+        let n = self.wide.len() + 1;
+        let mut used = vec![false; n];
+        for &c in &self.wide {
+            if let Some(k) = (c as u32).checked_sub(0xe000)
+                && (k as usize) < n
+            {
+                used[k as usize] = true;
+            }
+        }
+        let k = used.iter().position(|u| !u).unwrap_or(0) as u32;
+        (
+            char::from_u32(0xe000 + k).unwrap_or('\u{e000}'),
+            2 * n as u64,
+        )
+    }
+}
 
 impl<'p, 'a> Product<'p, 'a> {
     fn new(autos: Vec<&'p Auto<'a>>) -> Product<'p, 'a> {
@@ -211,58 +293,58 @@ impl<'p, 'a> Product<'p, 'a> {
         })
     }
 
-    /// The characters worth trying from state `s`: those live literal positions expect, the
-    /// separators, and one character none of them is. Returns the work units spent beyond
-    /// one read of the state (sorting the non-ASCII characters).
-    fn moves(&self, s: &[u64], out: &mut Vec<char>) -> u64 {
+    /// The live literal positions of state `s` that would add a state to `base` (the state
+    /// after a character no live position starts), sorted by the character they start, into
+    /// `out`; every character a live position starts is marked in `taken`. Returns the work
+    /// units spent beyond reading the state's words.
+    fn leads(&self, s: &[u64], base: &[u64], out: &mut Vec<Lead>, taken: &mut Taken) -> u64 {
         out.clear();
-        let mut ascii = [0u64; 2];
-        ascii[0] |= (1 << b'/') | (1 << b'.');
+        taken.clear();
+        let mut live = 0u64;
         for (i, a) in self.autos.iter().enumerate() {
+            let at = self.offsets[i];
             for (w, &word) in self.slot(s, i).iter().enumerate() {
                 let mut bits = word;
                 while bits != 0 {
                     let p = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    match a.lead.get(p) {
-                        Some(Some(c)) if c.is_ascii() => {
-                            ascii[*c as usize / 64] |= 1 << (*c as u32 % 64);
-                        }
-                        Some(Some(c)) => out.push(*c),
-                        _ => {}
+                    let Some(Some(c)) = a.lead.get(p) else {
+                        continue;
+                    };
+                    live += 1;
+                    taken.mark(*c);
+                    let mut grows = false;
+                    a.nfa.closure_of(p + c.len_utf8(), |q| {
+                        grows |= base[at + q / 64] >> (q % 64) & 1 == 0;
+                    });
+                    if grows {
+                        out.push((*c, i as u32, p as u32));
                     }
                 }
             }
         }
-        let sorted = out.len() as u64;
         out.sort_unstable();
-        out.dedup();
-        let wide = out.len();
-        for (k, &bits) in ascii.iter().enumerate() {
-            let mut bits = bits;
-            while bits != 0 {
-                out.push(char::from(k as u8 * 64 + bits.trailing_zeros() as u8));
-                bits &= bits - 1;
-            }
-        }
-        let taken = |c: char| {
-            if c.is_ascii() {
-                ascii[c as usize / 64] >> (c as u32 % 64) & 1 == 1
-            } else {
-                out[..wide].binary_search(&c).is_ok()
-            }
-        };
-        if let Some(other) = OTHER.chars().find(|&c| !taken(c)) {
-            out.push(other);
-        }
-        sorted * 4
+        let n = out.len() as u64;
+        4 * live + n * (u64::from(64 - n.leading_zeros()) + 1)
     }
 
-    /// Steps every automaton on the UTF-8 bytes of `c` into `out`; `false` when the child
-    /// dies.
-    fn step(&self, s: &[u64], c: char, out: &mut [u64], scratch: &mut [Vec<u64>; 2]) -> bool {
-        let mut buf = [0u8; 4];
-        let bytes = c.encode_utf8(&mut buf).as_bytes();
+    /// The state after any non-separator character that no live position starts: in every
+    /// automaton the loops stay and nothing advances. `false` when the child dies on it.
+    fn stay(&self, s: &[u64], out: &mut [u64]) -> bool {
+        let mut child_alive = true;
+        for (i, a) in self.autos.iter().enumerate() {
+            let (at, n) = (self.offsets[i], a.nfa.words());
+            let alive = a.nfa.stay_closed(&s[at..at + n], &mut out[at..at + n]);
+            if i == 0 {
+                child_alive = alive;
+            }
+        }
+        child_alive
+    }
+
+    /// Steps every automaton on the one-byte character `b` (a separator) into `out`; `false`
+    /// when the child dies.
+    fn step(&self, s: &[u64], b: u8, out: &mut [u64]) -> bool {
         for i in 0..self.autos.len() {
             let nfa = &self.autos[i].nfa;
             let n = nfa.words();
@@ -270,26 +352,15 @@ impl<'p, 'a> Product<'p, 'a> {
             let cur = &s[at..at + n];
             let dst = &mut out[at..at + n];
             if n == 1 {
-                let mut x = cur[0];
-                for &byte in bytes {
-                    if x == 0 {
-                        break;
-                    }
-                    x = nfa.step_word(x, byte);
-                }
-                dst[0] = x;
+                dst[0] = if cur[0] == 0 {
+                    0
+                } else {
+                    nfa.step_word(cur[0], b)
+                };
             } else if cur.iter().all(|&w| w == 0) {
                 dst.fill(0);
-            } else if let [byte] = bytes {
-                nfa.step(cur, *byte, dst);
             } else {
-                let [a, b] = scratch;
-                a[..n].copy_from_slice(cur);
-                for &byte in bytes {
-                    nfa.step(&a[..n], byte, &mut b[..n]);
-                    std::mem::swap(a, b);
-                }
-                dst.copy_from_slice(&a[..n]);
+                nfa.step(cur, b, dst);
             }
             if i == 0 && dst.iter().all(|&w| w == 0) {
                 return false;
@@ -306,10 +377,11 @@ impl<'p, 'a> Product<'p, 'a> {
         let mut scratch = [vec![0u64; max_words], vec![0u64; max_words]];
         let mut start = vec![0u64; self.width];
         let child = &self.autos[0].nfa;
-        child.start_at(prefix.len(), &mut start[..child.words()]);
-        if !work.charge(width * (prefix.len() as u64 + 1)) {
+        if !work.charge(width) {
             return Inclusion::Undecided;
         }
+        child.start_at(prefix.len(), &mut start[..child.words()]);
+        // Each parent stepped over the prefix, each byte charged as it is stepped.
         for k in 1..self.autos.len() {
             let nfa = &self.autos[k].nfa;
             let n = nfa.words();
@@ -317,6 +389,9 @@ impl<'p, 'a> Product<'p, 'a> {
             nfa.start_at(0, &mut a[..n]);
             let mut alive = true;
             for &byte in prefix {
+                if !work.charge(n as u64 + 1) {
+                    return Inclusion::Undecided;
+                }
                 alive = nfa.step(&a[..n], byte, &mut b[..n]);
                 std::mem::swap(a, b);
                 if !alive {
@@ -335,53 +410,139 @@ impl<'p, 'a> Product<'p, 'a> {
             return Inclusion::Witness(prefix_text);
         }
         let start: Rc<[u64]> = start.into();
-        let mut seen: HashMap<Rc<[u64]>, u32, Seeded> = HashMap::with_hasher(Seeded::new());
-        let mut trail: Vec<(u32, char)> = vec![(u32::MAX, '\0')];
-        seen.insert(start.clone(), 0);
-        let mut states = vec![start];
-        let mut queue = VecDeque::from([0u32]);
+        let mut search = Search {
+            seen: HashMap::with_hasher(Seeded::new()),
+            trail: vec![(u32::MAX, '\0')],
+            states: vec![start.clone()],
+            queue: VecDeque::from([0u32]),
+            prefix: prefix_text,
+        };
+        search.seen.insert(start, 0);
+        let mut base = vec![0u64; self.width];
         let mut next = vec![0u64; self.width];
-        let mut moves = Vec::new();
-        while let Some(idx) = queue.pop_front() {
-            let state = &states[idx as usize];
-            // Finding the moves reads every word and live position of the state.
-            if !work.charge(2 * width) {
+        let mut leads = Vec::new();
+        let mut taken = Taken::default();
+        let separators: Vec<char> = ['/', '.']
+            .into_iter()
+            .filter(|&c| self.autos[0].nfa.is_separator(c as u8))
+            .collect();
+        while let Some(idx) = search.queue.pop_front() {
+            let state = search.states[idx as usize].clone();
+            // The state after a character no live position starts (one closure pass per
+            // automaton), then reading the state for its live literal positions.
+            if !work.charge(3 * width) {
                 return Inclusion::Undecided;
             }
-            let sorting = self.moves(state, &mut moves);
-            if !work.charge(sorting) {
+            let child_alive = self.stay(&state, &mut base);
+            let spent = self.leads(&state, &base, &mut leads, &mut taken);
+            if !work.charge(spent) {
                 return Inclusion::Undecided;
             }
-            for &c in &moves {
-                // Stepping every automaton on the character's bytes, then testing, hashing and
-                // comparing the state.
-                if !work.charge(width * (c.len_utf8() as u64 + 2)) {
+            // 1. Every non-separator character no live position starts: one move.
+            if child_alive {
+                let (c, spent) = taken.other();
+                if !work.charge(spent) {
                     return Inclusion::Undecided;
                 }
-                if !self.step(&states[idx as usize], c, &mut next, &mut scratch) {
-                    continue;
+                if let Some(found) = search.visit(self, &base, idx, c, work) {
+                    return found;
                 }
-                if self.covered(&next) || seen.contains_key(next.as_slice()) {
-                    continue;
+            }
+            // 2. Each character whose live positions add states to that: the state after it
+            // is that state plus the closures of the positions past the character (a
+            // character whose positions add nothing leads to the state of step 1).
+            for group in leads.chunk_by(|a, b| a.0 == b.0) {
+                let c = group[0].0;
+                if c.is_ascii() && self.autos[0].nfa.is_separator(c as u8) {
+                    continue; // step 3
                 }
-                let id = states.len() as u32;
-                trail.push((idx, c));
-                if self.is_counterexample(&next) {
-                    return Inclusion::Witness(prefix_text + &witness(&trail, id));
-                }
-                if states.len() >= MAX_EXPLORED_STATES
-                    || (states.len() as u64 + 1) * width > MAX_STORED_WORDS
-                    || !work.charge(width)
-                {
+                if !work.charge(width + 4 * group.len() as u64) {
                     return Inclusion::Undecided;
                 }
-                let stored: Rc<[u64]> = next.as_slice().into();
-                seen.insert(stored.clone(), id);
-                states.push(stored);
-                queue.push_back(id);
+                next.copy_from_slice(&base);
+                for &(_, slot, p) in group {
+                    let (nfa, at) = (&self.autos[slot as usize].nfa, self.offsets[slot as usize]);
+                    nfa.closure_of(p as usize + c.len_utf8(), |q| {
+                        next[at + q / 64] |= 1u64 << (q % 64);
+                    });
+                }
+                let child_words = self.autos[0].nfa.words();
+                if next[..child_words].iter().all(|&w| w == 0) {
+                    continue;
+                }
+                if let Some(found) = search.visit(self, &next, idx, c, work) {
+                    return found;
+                }
+            }
+            // 3. The separators: every automaton stepped on the byte.
+            for &c in &separators {
+                if !work.charge(width * 2) {
+                    return Inclusion::Undecided;
+                }
+                if !self.step(&state, c as u8, &mut next) {
+                    continue;
+                }
+                if let Some(found) = search.visit(self, &next, idx, c, work) {
+                    return found;
+                }
             }
         }
         Inclusion::Included
+    }
+}
+
+/// Work units of storing a new state beyond its words: an allocation, a copy, a table insert
+/// and the table's amortized growth (which hashes every stored state again), measured at
+/// about 3 units per word plus this much per state.
+const STORE_UNITS: u64 = 32;
+
+/// The breadth-first search of one inclusion decision: the states found, the move that
+/// found each (for the witness) and the queue.
+struct Search {
+    seen: HashMap<Rc<[u64]>, u32, Seeded>,
+    trail: Vec<(u32, char)>,
+    states: Vec<Rc<[u64]>>,
+    queue: VecDeque<u32>,
+    prefix: String,
+}
+
+impl Search {
+    /// Records `next`, reached from state `from` on `c`, unless it is covered or known.
+    /// `Some` ends the decision: a witness, or undecided past a bound.
+    fn visit(
+        &mut self,
+        product: &Product,
+        next: &[u64],
+        from: u32,
+        c: char,
+        work: &mut Work,
+    ) -> Option<Inclusion> {
+        let width = product.width as u64;
+        // Testing coverage, hashing and comparing the state.
+        if !work.charge(2 * width) {
+            return Some(Inclusion::Undecided);
+        }
+        if product.covered(next) || self.seen.contains_key(next) {
+            return None;
+        }
+        let id = self.states.len() as u32;
+        self.trail.push((from, c));
+        if product.is_counterexample(next) {
+            return Some(Inclusion::Witness(
+                std::mem::take(&mut self.prefix) + &witness(&self.trail, id),
+            ));
+        }
+        if self.states.len() >= MAX_EXPLORED_STATES
+            || (self.states.len() as u64 + 1) * width > MAX_STORED_WORDS
+            || !work.charge(3 * width + STORE_UNITS)
+        {
+            return Some(Inclusion::Undecided);
+        }
+        let stored: Rc<[u64]> = next.into();
+        self.seen.insert(stored.clone(), id);
+        self.states.push(stored);
+        self.queue.push_back(id);
+        None
     }
 }
 

@@ -135,3 +135,161 @@ fn fail_closed_beyond_the_bound() {
     let r = inc(K::ToolCall, "*", &refs);
     assert_ne!(r, Inclusion::Included);
 }
+
+#[test]
+fn a_character_no_pattern_names_is_tried_even_when_every_usual_stand_in_is_named() {
+    // After `a`, the parents expect every one of the characters the search used to try as
+    // "a character no live position expects" (and `.`, which is no separator here). `ab` is
+    // still a string of the child that no parent matches.
+    let mut parents = vec!["a".to_string(), "a.*".to_string()];
+    for c in "xzqjkvw0123456789_-~XZQ\u{e000}\u{e001}\u{e002}\u{e003}".chars() {
+        parents.push(format!("a{c}*"));
+    }
+    let refs: Vec<&str> = parents.iter().map(String::as_str).collect();
+    let Inclusion::Witness(w) = inc(K::ModelUse, "a*", &refs) else {
+        panic!("a* is not within {parents:?}");
+    };
+    assert!(Pattern::compile(K::ModelUse, "a*").unwrap().matches(&w));
+    for p in &parents {
+        assert!(
+            !Pattern::compile(K::ModelUse, p).unwrap().matches(&w),
+            "{p} matches {w:?}"
+        );
+    }
+    assert!(!reference(K::ModelUse, "a*", &refs).0);
+}
+
+/// The unbounded reference: the product of the child's and every parent's automaton (no
+/// literal-prefix start, no pruning, no shortcut), determinized breadth-first over every
+/// character that can matter (those of the patterns, both separators and one character no
+/// pattern has), each stepped byte by byte. Returns whether the child is included, the states
+/// explored and the word steps taken.
+fn reference(kind: K, child: &str, parents: &[&str]) -> (bool, usize, u64) {
+    use std::collections::{HashSet, VecDeque};
+    let nfas: Vec<crate::pattern::Nfa> = std::iter::once(child)
+        .chain(parents.iter().copied())
+        .map(|p| Pattern::compile(kind, p).unwrap().nfa().into_owned())
+        .collect();
+    let mut alphabet: Vec<char> = std::iter::once(child)
+        .chain(parents.iter().copied())
+        .flat_map(|p| p.chars())
+        .filter(|&c| c != '*')
+        .chain(['/', '.', '\u{10fffd}'])
+        .collect();
+    alphabet.sort_unstable();
+    alphabet.dedup();
+    let start: Vec<Vec<u64>> = nfas
+        .iter()
+        .map(|n| {
+            let mut s = vec![0u64; n.words()];
+            n.start_at(0, &mut s);
+            s
+        })
+        .collect();
+    let width: u64 = nfas.iter().map(|n| n.words() as u64).sum();
+    let bad =
+        |s: &[Vec<u64>]| nfas[0].accepts(&s[0]) && (1..nfas.len()).all(|k| !nfas[k].accepts(&s[k]));
+    let mut seen = HashSet::from([start.clone()]);
+    let mut queue = VecDeque::from([start]);
+    let mut steps = 0u64;
+    while let Some(s) = queue.pop_front() {
+        if bad(&s) {
+            return (false, seen.len(), steps);
+        }
+        for &c in &alphabet {
+            let mut buf = [0u8; 4];
+            let mut next = s.clone();
+            for &b in c.encode_utf8(&mut buf).as_bytes() {
+                for (k, n) in nfas.iter().enumerate() {
+                    let cur = next[k].clone();
+                    n.step(&cur, b, &mut next[k]);
+                }
+                steps += width;
+            }
+            if next[0].iter().any(|&w| w != 0) && seen.insert(next.clone()) {
+                queue.push_back(next);
+            }
+        }
+    }
+    (true, seen.len(), steps)
+}
+
+#[test]
+fn the_reference_agrees_with_the_semantics_examples() {
+    for (kind, child, parents, want) in [
+        (K::ModelUse, "gpt-4o-mini", vec!["gpt-4*"], true),
+        (K::FsRead, "/a/**", vec!["/a/*"], false),
+        (K::FsRead, "/a/b**", vec!["/a/*"], false),
+        (K::ToolCall, "a*c", vec!["a*b*c"], false),
+        (K::FsRead, "/x/**", vec!["/x", "/x/*", "/x/*/**"], true),
+        (K::ModelUse, "*一*丁*丂", vec!["*"], true),
+        (K::ModelUse, "*一*丁*丂", vec!["x*"], false),
+    ] {
+        assert_eq!(
+            reference(kind, child, &parents).0,
+            want,
+            "{child} <= {parents:?}"
+        );
+        assert_eq!(yes(kind, child, &parents), want, "{child} <= {parents:?}");
+    }
+}
+
+mod against_the_reference {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PIECES: &[&str] = &["a", "b", "é", "一", "丁", "/", ".", "*", "**", "x"];
+
+    fn pattern() -> impl Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(PIECES), 1..8)
+            .prop_map(|v| v.concat())
+            .prop_filter("valid", |p| !p.contains("***"))
+    }
+
+    fn kind() -> impl Strategy<Value = K> {
+        proptest::sample::select(&[K::ModelUse, K::ToolCall][..])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1500))]
+
+        /// Whenever the bounded check decides, it agrees with the reference (a witness is a
+        /// string of the child no parent matches); and it decides every case whose reference
+        /// exploration fits the bounds (all of these small ones).
+        #[test]
+        fn bounded_inclusion_agrees_with_the_unbounded_reference(
+            kind in kind(),
+            child in pattern(),
+            parents in proptest::collection::vec(pattern(), 1..4),
+            limit in 0u64..4000,
+        ) {
+            let refs: Vec<&str> = parents.iter().map(String::as_str).collect();
+            let (want, states, steps) = reference(kind, &child, &refs);
+            let c = Pattern::compile(kind, &child).unwrap();
+            let ps: Vec<Pattern> =
+                refs.iter().map(|p| Pattern::compile(kind, p).unwrap()).collect();
+            let check = |got: &Inclusion| -> Result<(), TestCaseError> {
+                match got {
+                    Inclusion::Included => prop_assert!(want, "{child} <= {parents:?} claimed"),
+                    Inclusion::Witness(w) => {
+                        prop_assert!(!want, "{child} <= {parents:?} holds, witness {w:?}");
+                        prop_assert!(c.matches(w), "{child} must match {w:?}");
+                        prop_assert!(!ps.iter().any(|p| p.matches(w)), "a parent of {parents:?} matches {w:?}");
+                    }
+                    Inclusion::Undecided => {}
+                }
+                Ok(())
+            };
+            let fits = states <= MAX_EXPLORED_STATES && steps <= MAX_WORK_UNITS;
+            let full = inc(kind, &child, &refs);
+            if fits {
+                prop_assert_ne!(&full, &Inclusion::Undecided, "{} <= {:?}", child, parents);
+            }
+            check(&full)?;
+            let mut work = Work::with_limit(limit);
+            let limited = included(&c, &Parents::new(ps.iter().collect()), &mut work);
+            check(&limited)?;
+            prop_assert!(work.used() <= limit);
+        }
+    }
+}

@@ -3,12 +3,15 @@
 //! within the bound is "not a subset" (narrowing drops the pattern).
 //!
 //! Work is counted in units of about one 64-bit word operation of an automaton step (one
-//! word of state stepped on one byte, hashed or stored), charged before it is done, for
-//! every inclusion decision of the call together.
+//! word of state stepped on one byte, hashed or stored), for every inclusion decision of the
+//! call together. What is counted is the work the decision does as it goes (each step of
+//! the exploration is charged as it is taken, each automaton run counts the words it really
+//! stepped), never an estimate of the whole decision made in advance: a decision stops when
+//! its exploration passes the bound, and one whose exploration fits is made.
 
 /// The work units one subset or narrowing call may spend (see `docs/performance.md` for the
 /// worst cases measured against it).
-pub const MAX_WORK_UNITS: u64 = 12_000_000;
+pub const MAX_WORK_UNITS: u64 = 8_000_000;
 
 /// Stored product-state words one inclusion decision may hold (32 MiB).
 pub(crate) const MAX_STORED_WORDS: u64 = 1 << 22;
@@ -50,6 +53,16 @@ impl Work {
                 false
             }
         }
+    }
+
+    /// Units left.
+    pub(crate) fn left(&self) -> u64 {
+        self.left
+    }
+
+    /// Spends what is left (a run stopped past it).
+    pub(crate) fn exhaust(&mut self) {
+        self.left = 0;
     }
 
     /// Whether the budget is spent.
