@@ -119,6 +119,9 @@ def replay(inp: Dict[str, Any]) -> List[Any]:
 def test_governor_vector_over_the_socket(vector: Any) -> None:
     assert vector is not None, "no governor vectors to replay"
     assert vector["op"] == "governor", vector["op"]
+    if "uidBindings" in (vector["input"].get("policy") or {}) or len(vector["input"]["steps"]) > 2000:
+        pytest.skip("holds only for an in-process caller (uidBindings) or runs thousands of commands; "
+                    "the embedded runner covers it")
     if _reviews(vector):
         pytest.skip("reviews an approval: one peer uid may not review its own request (13.16); "
                     "cli/tests/daemon_vectors.rs replays it with several uids")

@@ -247,6 +247,18 @@ fn governor_vectors_over_the_socket() {
             v["op"]
         );
     }
+    // Replayed over the socket: every vector except those whose expectations hold only for an
+    // in-process caller (a policy with `uidBindings`: an in-process caller has no uid, a peer
+    // always has one) and the few of thousands of commands (the 10 001-acquire ExportAudit
+    // paging case), which the embedded runners cover in every language.
+    let (vectors, skipped): (Vec<Value>, Vec<Value>) = vectors.into_iter().partition(|v| {
+        let steps = v["input"]["steps"].as_array().map_or(0, Vec::len);
+        v["input"]["policy"].get("uidBindings").is_none() && steps <= 2_000
+    });
+    eprintln!(
+        "governor vectors over the socket: {} skipped (uidBindings or over 2 000 commands)",
+        skipped.len()
+    );
     let failures = parallel(&vectors, 3, run_vector);
     let n = vectors.len();
     for (i, m) in &failures {
