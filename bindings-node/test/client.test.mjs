@@ -96,8 +96,10 @@ test('approvals and authorize through the daemon', () => {
   const req = gov.requestApproval({ actorId: 'agent-1', workspaceId: 'ws1', reason: 'needs a tool', toolId: 'deploy' })
   assert.equal(typeof req.approvalId, 'string')
   assert.ok(gov.listPendingApprovals({}).items.some((a) => a.approvalId === req.approvalId))
-  gov.denyApproval({ approvalId: req.approvalId, deniedBy: 'ops', comment: 'no' })
-  assert.ok(!gov.listPendingApprovals({}).items.some((a) => a.approvalId === req.approvalId))
+  // One peer uid may not decide an approval it requested (SEMANTICS 13.16): it stays pending.
+  const denied = gov.denyApproval({ approvalId: req.approvalId, deniedBy: 'ops', comment: 'no' })
+  assert.equal(denied.message, 'self_review_not_allowed')
+  assert.ok(gov.listPendingApprovals({}).items.some((a) => a.approvalId === req.approvalId))
   const grant = gov.acquire({ ...ASK, requestedLease: { 'fs.read': ['/workspace/**'] } })
   assert.equal(grant.granted, true)
   assert.deepEqual(grant.effectiveLease, { 'fs.read': ['/workspace/**'] })
