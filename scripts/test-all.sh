@@ -12,8 +12,10 @@ for step in $steps; do
   script="scripts/test-$step.sh"
   [ -f "$script" ] || continue
   echo "==> $step"
+  started=$(date +%s)
   bash "$script" 2>&1 | tee "$logdir/$step.log"
   rc=${PIPESTATUS[0]}
+  echo "==> $step took $(($(date +%s) - started)) s"
   line=$(grep -E "^$step: [0-9]+ passed, [0-9]+ failed" "$logdir/$step.log" | tail -n 1)
   if [ -n "$line" ]; then
     p=$(echo "$line" | sed -E 's/^[^:]+: ([0-9]+) passed, ([0-9]+) failed.*/\1/')
