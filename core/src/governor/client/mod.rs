@@ -364,8 +364,15 @@ fn answer_text(env: ResponseEnvelope) -> crate::Result<String> {
         } else {
             ErrorCode::InternalError
         };
+        // A store failure keeps its own reason, so a caller can tell "retry with the same
+        // idempotencyKey" (13.16) from any other daemon error.
+        let reason = if env.error.starts_with("store_unavailable") {
+            "store_unavailable"
+        } else {
+            "daemon_error"
+        };
         return Err(Error::new(code, format!("governor daemon: {}", env.error))
-            .with_detail("reason", "daemon_error"));
+            .with_detail("reason", reason));
     }
     Ok(env.payload_json)
 }
