@@ -195,11 +195,20 @@ def validate_lease_constraints(constraints: Any, *, now: Optional[datetime] = No
     c = _constraints(constraints)
     try:
         _lk.validate_lease_constraints(c, now)
-    except _lk.InvalidRequest as exc:
-        shown = getattr(constraints, "expires_at", None) if c is not None else None
-        raise _reworded(exc, f"lease_constraints.expires_at must be in the future: {shown!r}") from None
     except _lk.LeaseError as exc:
+        text = c.get("expires_at") if isinstance(c, dict) else None
+        if isinstance(exc, _lk.InvalidRequest) and isinstance(text, str) and _parses(text):
+            shown = getattr(constraints, "expires_at", None) or text
+            raise _reworded(exc, f"lease_constraints.expires_at must be in the future: {shown!r}") from None
         raise to_sdk_error(exc) from None
+
+
+def _parses(text: str) -> bool:
+    try:
+        _lk.parse_expires_at(text)
+    except _lk.LeaseError:
+        return False
+    return True
 
 
 def validate_lease_op(

@@ -35,7 +35,7 @@ import threading
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from importlib import metadata
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Tuple
 
 import leasekit as _lk
 
@@ -269,7 +269,7 @@ def guard_for(job: Any) -> Any:
     return g
 
 
-def _raise_sdk(exc: _lk.LeaseError, capability: str, target: str) -> None:
+def _raise_sdk(exc: _lk.LeaseError, capability: str, target: str) -> NoReturn:
     if isinstance(exc, _lk.LeaseExpired):
         raise arcp_compat._reworded(exc, "lease has expired") from None
     if isinstance(exc, _lk.PermissionDenied):
