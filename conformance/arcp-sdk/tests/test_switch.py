@@ -301,3 +301,33 @@ async def test_delegation_reserves_the_childs_budget_from_a_live_parent(
     release.set()
     with pytest.raises(arcp.LeaseSubsetViolationError):
         await parent.done
+
+
+async def test_a_delegated_child_spending_a_currency_it_does_not_budget_charges_the_parent(
+    runtime: ARCPRuntime, client: ARCPClient
+) -> None:
+    import asyncio
+
+    lk_arcp.install(guard=True, delegation=True)
+    release = asyncio.Event()
+    seen: dict = {}
+
+    async def parent_agent(_input: Any, ctx: Any) -> str:
+        seen["parent"] = ctx
+        await release.wait()
+        return "parent"
+
+    async def child_agent(_input: Any, ctx: Any) -> str:
+        await ctx.metric({"name": "cost.x", "value": "2", "unit": "USD"})
+        return "child"
+
+    runtime.register_agent("parent", parent_agent)
+    runtime.register_agent("child", child_agent)
+    parent = await client.submit(agent="parent", lease_request={"cost.budget": ["USD:5"]})
+    while "parent" not in seen:
+        await asyncio.sleep(0.01)
+    child = await client.submit(agent="child", lease_request={}, parent_job_id=parent.job_id)
+    assert (await child.done).result == "child"
+    assert seen["parent"].budget["USD"] == Decimal("3")
+    release.set()
+    assert (await parent.done).result == "parent"

@@ -346,20 +346,28 @@ def _apply_cost_metric(self: Any, name: str, value: Any, unit: Optional[str]) ->
     if not name.startswith("cost.") or unit is None:
         return None
     delta = _decimal(value)
-    if delta < 0 or unit not in self.budget:
+    if delta < 0:
         return None
     g = guard_for(self)
+    # A delegated child's guard also holds the parent's counters it shares (semantics 9):
+    # spend in those currencies is charged to the parent.
+    if unit not in self.budget and unit not in g.remaining():
+        return None
     try:
         g.record_metric(name, delta, unit)
     except _lk.LeaseError as exc:
         raise to_sdk_error(exc) from None
     remaining = g.remaining()
+    _mirror(self.__dict__.get("_leasekit_parent"))
+    if unit not in self.budget:
+        result: Decimal = remaining[unit]
+        return result
     if unit in remaining:
         self.budget[unit] = remaining[unit]
     else:
         # A counter the lease does not hold (a hand-built Job): the SDK's own arithmetic.
         self.budget[unit] = self.budget[unit] - delta
-    result: Decimal = self.budget[unit]
+    result = self.budget[unit]
     return result
 
 
