@@ -331,7 +331,8 @@ def switch_section(data):
         "",
         "Per call of `JobContext.authorize` on an SDK job (10-pattern lease plus a `cost.budget`, "
         "the allowed target), the SDK alone and with `leasekit.integrations.arcp.install(guard=True)` "
-        "(the job's guard built on the first call, not timed), batches interleaved in one run.",
+        "(the job's guard built on the first call, not timed), in one run: the SDK alone before the "
+        "switch and again after `uninstall()` (the faster median kept), the switched call between.",
         "",
         "| SDK alone | with install(guard=True) | ratio |",
         "|---|---|---|",

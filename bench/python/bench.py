@@ -293,8 +293,8 @@ def main():
 
 def switch_records(inputs, cap):
     """`JobContext.authorize` of an SDK job with the SDK alone, then with
-    `leasekit.integrations.arcp.install(guard=True)`, interleaved in one run (10-pattern lease,
-    the timed allowed target)."""
+    `leasekit.integrations.arcp.install(guard=True)`, in one run (10-pattern lease, the timed
+    allowed target)."""
     import arcp._runtime.job as sdk_job
     import leasekit.integrations.arcp as lk_arcp
 
@@ -307,17 +307,21 @@ def switch_records(inputs, cap):
                           initial_budget={"USD": Decimal(5)})
         return sdk_job.JobContext(job=job, runtime=None, signal=None, logger=None)
 
-    sdk_ctx = ctx()
-    sdk_call = partial(sdk_job.JobContext.authorize, sdk_ctx, cap, target)
+    # The switch rebinds module globals the SDK's method reads at call time, so the two cannot
+    # be interleaved: the SDK alone is timed before install and again after uninstall (the
+    # faster of the two medians is kept, so drift does not favour leasekit).
+    sdk_call = partial(sdk_job.JobContext.authorize, ctx(), cap, target)
     sdk_call()
+    sdk_ns, sdk_iters = median_ns_per_call(sdk_call)
     lk_arcp.install(guard=True)
     try:
-        lk_ctx = ctx()
-        lk_call = partial(sdk_job.JobContext.authorize, lk_ctx, cap, target)
+        lk_call = partial(sdk_job.JobContext.authorize, ctx(), cap, target)
         assert lk_call() == target
-        (sdk_ns, sdk_iters), (lk_ns, lk_iters) = median_ns_per_call_interleaved([sdk_call, lk_call])
+        lk_ns, lk_iters = median_ns_per_call(lk_call)
     finally:
         lk_arcp.uninstall()
+    again_ns, _ = median_ns_per_call(sdk_call)
+    sdk_ns = min(sdk_ns, again_ns)
     return [
         {"kind": "time", "impl": "arcp-sdk", "op": "job_authorize", "median_ns": sdk_ns,
          "iters": sdk_iters, "samples": SAMPLES},
