@@ -152,7 +152,8 @@ def peer_tables(data):
         doc = data.get(lang)
         if not doc:
             continue
-        impls = [r["impl"] for r in doc["records"] if r["kind"] == "time"]
+        # job_authorize compares the SDK with itself switched to leasekit: its own section.
+        impls = [r["impl"] for r in doc["records"] if r["kind"] == "time" and r["op"] != "job_authorize"]
         peers = [i for i in dict.fromkeys(impls) if i != "leasekit"]
         if not peers:
             continue
@@ -295,6 +296,7 @@ def section(data, results, args):
         "",
         *verdicts,
         "",
+        *switch_section(data),
         "### Where the peers give a different answer (counted, not timed)",
         "",
         *agreement_table(data),
@@ -313,6 +315,30 @@ def section(data, results, args):
         END,
     ]
     return "\n".join(lines) + "\n"
+
+
+def switch_section(data):
+    """`JobContext.authorize` of an ARCP SDK job, the SDK alone vs `install(guard=True)`."""
+    doc = data.get("python")
+    if not doc:
+        return []
+    sdk = times(doc, "arcp-sdk").get("job_authorize")
+    lk = times(doc, "arcp-sdk+leasekit").get("job_authorize")
+    if sdk is None or lk is None:
+        return []
+    return [
+        "### The ARCP Python SDK switched to leasekit",
+        "",
+        "Per call of `JobContext.authorize` on an SDK job (10-pattern lease plus a `cost.budget`, "
+        "the allowed target), the SDK alone and with `leasekit.integrations.arcp.install(guard=True)` "
+        "(the job's guard built on the first call, not timed), in one run: the SDK alone before the "
+        "switch and again after `uninstall()` (the faster median kept), the switched call between.",
+        "",
+        "| SDK alone | with install(guard=True) | ratio |",
+        "|---|---|---|",
+        f"| {fmt_ns(sdk)} | {fmt_ns(lk)} | {ratio_text(lk, sdk)} |",
+        "",
+    ]
 
 
 def main():

@@ -28,6 +28,11 @@ export interface SubsetOptions {
   childConstraints?: ConstraintsInput | null
   /** The parent's constraints. */
   parentConstraints?: ConstraintsInput | null
+  /** Under a parent with an expiry, a child must state one (default false: it inherits). */
+  requireChildExpiry?: boolean | null
+  /** `parentRemaining` lists every currency the child may budget: an absent currency has
+   * nothing left, an entry limits even a currency the parent does not budget (default false). */
+  strictRemaining?: boolean | null
 }
 /** Options of `new LeaseGuard(...)`. */
 export interface GuardOptions {

@@ -2,7 +2,8 @@
 # Python: build the wheel with maturin through `pip install ./bindings-python` into a fresh
 # virtual environment under target/, then run every pytest test (unit tests, stub check,
 # example, conformance runner; the GovernorClient tests, the governor example loop and the
-# socket replay of the governor vectors against a real `leasekit serve`). Last line: "python: N passed, N failed".
+# socket replay of the governor vectors against a real `leasekit serve`), then the ARCP Python
+# SDK's own suite with leasekit switched in (scripts/test-arcp-sdk.sh). Last line: "python: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -34,6 +35,14 @@ fail=$((fail + errs))
 if python3 "$root/scripts/gen-error-tables.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 # So are the typed governor methods (scripts/gen-governor-methods.py): one more test.
 if python3 "$root/scripts/gen-governor-methods.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
+# The ARCP Python SDK's own suite, as shipped and switched to leasekit (scripts/test-arcp-sdk.sh).
+sdk_out=$(bash "$root/scripts/test-arcp-sdk.sh" 2>&1)
+sdk_rc=$?
+echo "$sdk_out"
+sdk_line=$(echo "$sdk_out" | tail -n 1)
+pass=$((pass + $(echo "$sdk_line" | grep -oE '[0-9]+ passed' | grep -oE '^[0-9]+' || echo 0)))
+fail=$((fail + $(echo "$sdk_line" | grep -oE '[0-9]+ failed' | grep -oE '^[0-9]+' || echo 1)))
+[ "$sdk_rc" -ne 0 ] && status=1
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 rm -f "$out"
 echo "python: $pass passed, $fail failed"

@@ -280,6 +280,8 @@ def main():
     timed("leasekit", "budget_spend", partial(guard.record_metric, name, value, unit))
     timed("arcp-sdk", "budget_spend", partial(Job.apply_cost_metric, job, name, value, unit))
 
+    records.extend(switch_records(inputs, cap))
+
     for impl in AUTHORIZERS:
         records.extend(adv_series(impl, inputs_path, inputs))
 
@@ -287,6 +289,45 @@ def main():
         json.dump({"lang": "python", "python": sys.version.split()[0],
                    "peers": {"arcp-sdk": "agentruntimecontrolprotocol " + sdk_version()},
                    "records": records}, f, indent=1)
+
+
+def switch_records(inputs, cap):
+    """`JobContext.authorize` of an SDK job with the SDK alone, then with
+    `leasekit.integrations.arcp.install(guard=True)`, in one run (10-pattern lease, the timed
+    allowed target)."""
+    import arcp._runtime.job as sdk_job
+    import leasekit.integrations.arcp as lk_arcp
+
+    lease = {cap: inputs["leases"]["10"], "cost.budget": ["USD:5"]}
+    target = inputs["targets"]["10"]
+
+    def ctx():
+        job = sdk_job.Job(job_id="j", session=None, agent="a", agent_version=None, lease=lease,
+                          lease_constraints=None, budget={"USD": Decimal(5)},
+                          initial_budget={"USD": Decimal(5)})
+        return sdk_job.JobContext(job=job, runtime=None, signal=None, logger=None)
+
+    # The switch rebinds module globals the SDK's method reads at call time, so the two cannot
+    # be interleaved: the SDK alone is timed before install and again after uninstall (the
+    # faster of the two medians is kept, so drift does not favour leasekit).
+    sdk_call = partial(sdk_job.JobContext.authorize, ctx(), cap, target)
+    sdk_call()
+    sdk_ns, sdk_iters = median_ns_per_call(sdk_call)
+    lk_arcp.install(guard=True)
+    try:
+        lk_call = partial(sdk_job.JobContext.authorize, ctx(), cap, target)
+        assert lk_call() == target
+        lk_ns, lk_iters = median_ns_per_call(lk_call)
+    finally:
+        lk_arcp.uninstall()
+    again_ns, _ = median_ns_per_call(sdk_call)
+    sdk_ns = min(sdk_ns, again_ns)
+    return [
+        {"kind": "time", "impl": "arcp-sdk", "op": "job_authorize", "median_ns": sdk_ns,
+         "iters": sdk_iters, "samples": SAMPLES},
+        {"kind": "time", "impl": "arcp-sdk+leasekit", "op": "job_authorize", "median_ns": lk_ns,
+         "iters": lk_iters, "samples": SAMPLES},
+    ]
 
 
 def sdk_version():

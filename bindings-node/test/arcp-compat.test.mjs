@@ -60,7 +60,7 @@ test('validateLeaseOp: allows, denies, and differs from the SDK only by failing 
     () => compat.validateLeaseOp({ lease: LEASE, capability: 'tool.call', target: 'web.search', ctx: { constraints, now: t0 + 10_000 } }),
     lk.LeaseExpiredError,
   )
-  // caller-tracked counters (a Map, as the SDK passes them), decimal strings only
+  // caller-tracked counters (a Map, as the SDK passes them, or a plain object of strings)
   const ok = new Map([['USD', '0.5']])
   compat.validateLeaseOp({ lease: LEASE, capability: 'tool.call', target: 'web.search', ctx: { budgetRemaining: ok } })
   for (const spent of [new Map([['USD', '0']]), { USD: '-1' }]) {
@@ -69,10 +69,8 @@ test('validateLeaseOp: allows, denies, and differs from the SDK only by failing 
       lk.BudgetExhaustedError,
     )
   }
-  assert.throws(
-    () => compat.validateLeaseOp({ lease: LEASE, capability: 'tool.call', target: 'web.search', ctx: { budgetRemaining: new Map([['USD', 5]]) } }),
-    lk.InvalidRequestError,
-  )
+  // a Map of numbers (how the TypeScript runtime holds budgets) is read through String(n)
+  compat.validateLeaseOp({ lease: LEASE, capability: 'tool.call', target: 'web.search', ctx: { budgetRemaining: new Map([['USD', 5]]) } })
   assert.throws(() => compat.validateLeaseOp({ lease: LEASE, capability: 'fs.read', target: '/data/\uD800' }), lk.InvalidRequestError)
   assert.throws(() => compat.validateLeaseOp(undefined), lk.InvalidRequestError)
 })
@@ -101,7 +99,8 @@ test('isLeaseSubset / assertLeaseSubset with parentBudgetRemaining as a Map or o
   assert.equal(compat.isLeaseSubset(child, parent), true)
   assert.equal(compat.isLeaseSubset(child, parent, new Map([['USD', '1']])), false)
   assert.equal(compat.isLeaseSubset(child, parent, { USD: '3' }), true)
-  assert.throws(() => compat.isLeaseSubset(child, parent, new Map([['USD', 3]])), lk.InvalidRequestError)
+  assert.equal(compat.isLeaseSubset(child, parent, new Map([['USD', 3]])), true)
+  assert.throws(() => compat.isLeaseSubset(child, parent, { USD: 3 }), lk.InvalidRequestError)
   // a guard's remaining() after an overspend is accepted back
   const g = new lk.LeaseGuard(parent)
   g.recordMetric('cost.llm', '6', 'USD')
@@ -116,7 +115,7 @@ test('assertLeaseConstraintsSubset and validateLeaseConstraints', () => {
   const early = { expires_at: '2030-01-01T00:00:00Z' }
   const late = { expires_at: '2031-01-01T00:00:00Z' }
   compat.assertLeaseConstraintsSubset(early, late)
-  compat.assertLeaseConstraintsSubset(undefined, late)
+  assert.throws(() => compat.assertLeaseConstraintsSubset(undefined, late), lk.LeaseSubsetViolationError)
   compat.assertLeaseConstraintsSubset(late, undefined)
   assert.throws(() => compat.assertLeaseConstraintsSubset(late, early), lk.LeaseSubsetViolationError)
   assert.throws(() => compat.assertLeaseConstraintsSubset({ expires_at: 'soon' }, early), lk.InvalidRequestError)
@@ -144,4 +143,47 @@ test('main API: core names, with the former (SDK) names as aliases of the same f
   assert.equal(lk.matchPattern('fs.read', '/a/*', '/a/b'), true)
   assert.throws(() => lk.checkLeaseSubset({ 'fs.read': ['/b'] }, { 'fs.read': ['/a/*'] }), lk.LeaseSubsetViolationError)
   assert.deepEqual({ ...lk.initialBudget({ 'cost.budget': ['USD:1', 'USD:2'] }) }, { USD: '3' })
+})
+
+test('budgets held as Map<string, number> are read through their shortest decimal text', () => {
+  const lease = { 'tool.call': ['web.*'], 'cost.budget': ['USD:5'] }
+  const op = (budgetRemaining) => compat.validateLeaseOp({ lease, capability: 'tool.call', target: 'web.search', ctx: { budgetRemaining } })
+  op(new Map([['USD', 0.1]]))
+  // 1 - 0.9 is 0.09999999999999998: the caller's float drift, read exactly, is more than the
+  // 9 fraction digits a remaining amount may have (semantics 6), so it is refused, not rounded
+  assert.throws(() => op(new Map([['USD', 1 - 0.9]])), (e) => e instanceof lk.InvalidRequestError && /0\.09999999999999998/.test(e.message))
+  assert.throws(() => op(new Map([['USD', 0]])), lk.BudgetExhaustedError)
+  assert.throws(() => op(new Map([['USD', -0.5]])), lk.BudgetExhaustedError)
+  for (const bad of [NaN, Infinity, -Infinity, 1e-7, 1e21]) {
+    assert.throws(() => op(new Map([['USD', bad]])), (e) => e instanceof lk.InvalidRequestError && /budgetRemaining\.USD/.test(e.message), String(bad))
+  }
+  // a plain object still takes decimal strings only
+  assert.throws(() => op({ USD: 1 }), lk.InvalidRequestError)
+  // the same reading for a parent's remaining budget
+  const child = { 'cost.budget': ['USD:0.3'] }
+  assert.equal(compat.isLeaseSubset(child, lease, new Map([['USD', 0.3]])), true)
+  assert.equal(compat.isLeaseSubset(child, lease, new Map([['USD', 0.29]])), false)
+  assert.throws(() => compat.isLeaseSubset(child, lease, new Map([['USD', 0.1 + 0.2]])), lk.InvalidRequestError)
+  assert.throws(() => compat.isLeaseSubset(child, lease, new Map([['USD', NaN]])), lk.InvalidRequestError)
+})
+
+test('a remaining map is read as the SDK reads it: complete, and binding for every currency it names', () => {
+  const parent = { 'cost.budget': ['USD:10'] }
+  const child = { 'cost.budget': ['EUR:5'] }
+  // leasekit alone: EUR is not budgeted by the parent, so unlimited; the SDK's rule is stricter
+  assert.equal(lk.isLeaseSubset(child, parent, { parentRemaining: { EUR: '1' } }), true)
+  assert.equal(compat.isLeaseSubset(child, parent, new Map([['EUR', 1]])), false)
+  assert.equal(compat.isLeaseSubset(child, parent, new Map([['EUR', 5]])), true)
+  assert.equal(compat.isLeaseSubset(child, parent, { USD: '9' }), false) // EUR missing: nothing left
+  assert.throws(() => compat.assertLeaseSubset(child, parent, { EUR: '1' }), lk.LeaseSubsetViolationError)
+})
+
+test('a child without an expiry under an expiring parent is a violation', () => {
+  const parent = { expires_at: '2030-01-01T00:00:00Z' }
+  // leasekit alone lets the child inherit the parent's expiry; an SDK runtime does not
+  lk.checkLeaseSubset({}, {}, { childConstraints: null, parentConstraints: parent })
+  assert.throws(() => compat.assertLeaseConstraintsSubset(null, parent), lk.LeaseSubsetViolationError)
+  assert.throws(() => compat.assertLeaseConstraintsSubset({}, parent), lk.LeaseSubsetViolationError)
+  compat.assertLeaseConstraintsSubset(parent, parent)
+  compat.assertLeaseConstraintsSubset(null, null)
 })

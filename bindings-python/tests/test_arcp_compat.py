@@ -21,6 +21,10 @@ SDK_SIGNATURES = {
                         ("parent_budget_remaining", "KEYWORD_ONLY", True), ("parent_constraints", "KEYWORD_ONLY", True),
                         ("child_constraints", "KEYWORD_ONLY", True)],
     "validate_lease_shape": [("lease", "POSITIONAL_OR_KEYWORD", False)],
+    "validate_lease_constraints": [("constraints", "POSITIONAL_OR_KEYWORD", False), ("now", "KEYWORD_ONLY", True)],
+    "assert_lease_subset": [("child", "POSITIONAL_OR_KEYWORD", False), ("parent", "POSITIONAL_OR_KEYWORD", False),
+                            ("parent_budget_remaining", "KEYWORD_ONLY", True), ("parent_constraints", "KEYWORD_ONLY", True),
+                            ("child_constraints", "KEYWORD_ONLY", True)],
     "initial_budget_from_lease": [("lease", "POSITIONAL_OR_KEYWORD", False)],
     "parse_budget_amount": [("amount", "POSITIONAL_OR_KEYWORD", False)],
     "LeaseOpContext": [("capability", "POSITIONAL_OR_KEYWORD", False), ("target", "POSITIONAL_OR_KEYWORD", False),
@@ -49,11 +53,18 @@ def test_signatures_match_the_sdk(name: str) -> None:
     assert obj.__doc__
 
 
+def test_canonicalize_target_keeps_the_sdks_one_argument_call() -> None:
+    # SDK: canonicalize_target(target); the capability is an extra optional argument.
+    assert _sig(compat.canonicalize_target)[0] == ("target", "POSITIONAL_OR_KEYWORD", False)
+    assert all(has_default for _, _, has_default in _sig(compat.canonicalize_target)[1:])
+
+
 def test_module_documents_every_difference() -> None:
     doc = compat.__doc__ or ""
-    for name in SDK_SIGNATURES:
+    for name in [*SDK_SIGNATURES, "canonicalize_target"]:
         if name != "LeaseOpContext":
             assert f"``{name}(" in doc
+    assert sorted(compat.__all__) == sorted([*SDK_SIGNATURES, "canonicalize_target"])
 
 
 LEASE = {"fs.read": ["/data/*"], "tool.call": ["web.*"], "cost.budget": ["USD:5.00"]}
@@ -119,3 +130,62 @@ def test_is_lease_subset() -> None:
         parent_constraints=SdkConstraints(t0),
         child_constraints=SdkConstraints(t1),
     )
+
+
+def test_validate_lease_constraints() -> None:
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    compat.validate_lease_constraints(None)
+    compat.validate_lease_constraints(SdkConstraints(None))
+    compat.validate_lease_constraints(SdkConstraints("2026-01-01T00:00:01Z"), now=now)
+    # What datetime.isoformat() writes (the SDK accepts it) is read as Z.
+    compat.validate_lease_constraints(SdkConstraints("2026-01-01T00:00:01.5+00:00"), now=now)
+    with pytest.raises(lk.InvalidRequest, match="must be in the future"):
+        compat.validate_lease_constraints(SdkConstraints("2026-01-01T00:00:00Z"), now=now)
+    # Only that one offset form: other offsets and naive times stay refused.
+    for text in ("2026-01-01T01:00:01+01:00", "2026-01-01T00:00:01", "2026-01-01 00:00:01Z", "2026-01-01T00:00:01-00:00"):
+        with pytest.raises(lk.InvalidRequest):
+            compat.validate_lease_constraints(SdkConstraints(text), now=now)
+
+
+def test_assert_lease_subset() -> None:
+    compat.assert_lease_subset({"fs.read": ["/data/a"]}, LEASE)
+    with pytest.raises(lk.LeaseSubsetViolation, match="not a subset") as info:
+        compat.assert_lease_subset({"fs.read": ["/data/**"]}, LEASE)
+    assert info.value.details["capability"] == "fs.read"
+    assert info.value.retryable is False
+
+
+def test_a_child_without_expiry_under_an_expiring_parent_is_not_a_subset() -> None:
+    # leasekit's own subset lets the child inherit the parent's expiry; an SDK runtime applies
+    # no inheritance, so the compat functions refuse the child.
+    parent_c = SdkConstraints("2030-01-01T00:00:00Z")
+    child = {"fs.read": ["/data/a"]}
+    assert lk.is_lease_subset(child, LEASE, parent_constraints={"expires_at": "2030-01-01T00:00:00Z"})
+    assert not compat.is_lease_subset(child, LEASE, parent_constraints=parent_c)
+    assert not compat.is_lease_subset(child, LEASE, parent_constraints=parent_c, child_constraints=SdkConstraints(None))
+    with pytest.raises(lk.LeaseSubsetViolation):
+        compat.assert_lease_subset(child, LEASE, parent_constraints=parent_c)
+    assert compat.is_lease_subset(child, LEASE, parent_constraints=parent_c, child_constraints=parent_c)
+
+
+def test_parent_remaining_is_read_as_the_sdk_does() -> None:
+    child = {"cost.budget": ["EUR:5"]}
+    # An entry for a currency the parent does not budget limits the child (leasekit alone
+    # ignores it) ...
+    assert lk.is_lease_subset(child, LEASE, parent_remaining={"EUR": "1"})
+    assert not compat.is_lease_subset(child, LEASE, parent_budget_remaining={"EUR": Decimal("1")})
+    assert compat.is_lease_subset(child, LEASE, parent_budget_remaining={"EUR": Decimal("5")})
+    # ... and a currency missing from the map has nothing left.
+    assert not compat.is_lease_subset(child, LEASE, parent_budget_remaining={"USD": Decimal("5")})
+    # Without a map, the parent's own budget is compared (the SDK compares nothing).
+    assert not compat.is_lease_subset({"cost.budget": ["USD:6"]}, LEASE)
+
+
+def test_canonicalize_target() -> None:
+    assert compat.canonicalize_target("/data//file.txt/") == "/data/file.txt"
+    assert compat.canonicalize_target("/") == "/"
+    assert compat.canonicalize_target("/data/../etc/passwd") == "/etc/passwd"
+    assert compat.canonicalize_target("HTTPS://Example.COM/a", "net.fetch") == "https://example.com/a"
+    for target in ("data//x", "https://example.com/a", ""):
+        with pytest.raises(lk.InvalidRequest):
+            compat.canonicalize_target(target)

@@ -29,13 +29,26 @@ pub struct SubsetOptions<'a> {
     pub child_constraints: Option<&'a LeaseConstraints>,
     /// The parent's constraints.
     pub parent_constraints: Option<&'a LeaseConstraints>,
+    /// For a runtime that does not apply expiry inheritance: when the parent has an expiry, a
+    /// child that states none is not a subset (it would outlive the parent).
+    pub require_child_expiry: bool,
+    /// `parent_remaining` lists every currency the child may budget: a currency absent from it
+    /// has nothing left, and an entry limits the child even for a currency the parent's lease
+    /// does not budget. No effect without `parent_remaining`.
+    pub strict_remaining: bool,
 }
 
 /// `Ok(())` when `child <= parent`; otherwise `LEASE_SUBSET_VIOLATION` whose details name the
 /// capability, the child pattern and a witness string the parent does not cover.
 pub fn check_lease_subset(child: &Lease, parent: &Lease, opts: &SubsetOptions) -> Result<()> {
     check_patterns(child, parent, &mut Work::new())?;
-    check_budget(child, parent, opts.parent_remaining)?;
+    match opts.parent_remaining {
+        Some(remaining) if opts.strict_remaining => check_budget_strict(child, remaining)?,
+        remaining => check_budget(child, parent, remaining)?,
+    }
+    if opts.require_child_expiry {
+        check_child_states_expiry(opts.child_constraints, opts.parent_constraints)?;
+    }
     check_expiry(opts.child_constraints, opts.parent_constraints)
 }
 
@@ -114,6 +127,19 @@ pub(crate) fn check_budget(
     Ok(())
 }
 
+/// The budget rule against a complete remaining map: every child currency is limited by its
+/// entry there, and a currency without an entry has nothing left.
+fn check_budget_strict(child: &Lease, remaining: &BTreeMap<String, Decimal>) -> Result<()> {
+    let zero = Decimal::ZERO;
+    for (cur, amount) in child.budget() {
+        let limit = remaining.get(cur).unwrap_or(&zero);
+        if amount > limit {
+            return Err(budget_violation(cur, amount, limit));
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn budget_violation(cur: &str, amount: &Decimal, limit: &Decimal) -> Error {
     Error::new(
         ErrorCode::LeaseSubsetViolation,
@@ -127,6 +153,23 @@ pub(crate) fn budget_violation(cur: &str, amount: &Decimal, limit: &Decimal) -> 
     .with_detail("currency", cur)
     .with_detail("child_amount", format_amount(amount))
     .with_detail("parent_remaining", format_amount(limit))
+}
+
+/// The stated-expiry rule: under a parent with an expiry, the child names one too.
+fn check_child_states_expiry(
+    child: Option<&LeaseConstraints>,
+    parent: Option<&LeaseConstraints>,
+) -> Result<()> {
+    let c = child.and_then(|c| c.expires_at);
+    match parent.and_then(|p| p.expires_at) {
+        Some(p) if c.is_none() => Err(Error::new(
+            ErrorCode::LeaseSubsetViolation,
+            format!("the parent expires at {p} and the child states no expiry"),
+        )
+        .with_detail("capability", "expires_at")
+        .with_detail("parent_expires_at", p.to_rfc3339())),
+        _ => Ok(()),
+    }
 }
 
 /// The expiry rule: the child's expiry (inherited when omitted) is not after the parent's.

@@ -253,6 +253,7 @@ fn subset(input: &Value) -> Result<bool> {
             parent_remaining: remaining.as_ref(),
             child_constraints: Some(&cc),
             parent_constraints: Some(&pc),
+            ..Default::default()
         },
     ))
 }

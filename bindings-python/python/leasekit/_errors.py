@@ -6,7 +6,7 @@ classes and maps a code string to its class.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Type
+from typing import Any, Callable, Dict, Optional, Type
 
 __all__ = [
     "LeaseError",
@@ -189,13 +189,18 @@ ERROR_CLASSES: Dict[str, Type[LeaseError]] = {
 # END generated
 
 
+#: When set (by ``leasekit.integrations.arcp.install``), maps a code to the class raised for it
+#: (a subclass of that code's class in ``ERROR_CLASSES``); ``None`` means ``ERROR_CLASSES``.
+_class_for: Optional[Callable[[str], Optional[Type[LeaseError]]]] = None
+
+
 def _from_native(code: str, message: str, retryable: bool, details: Dict[str, Any]) -> LeaseError:
     """Build the exception for a core error (called by the native module).
 
     An unknown code (core newer than this file) becomes ``InternalError`` carrying the code in
     ``details["code"]`` rather than being silently mislabelled.
     """
-    cls = ERROR_CLASSES.get(code)
+    cls = ERROR_CLASSES.get(code) if _class_for is None else _class_for(code)
     if cls is None:
         details = dict(details)
         details["code"] = code

@@ -50,6 +50,7 @@ pub fn run(args: &SubsetArgs, style: &Style) -> Result<Report, Failure> {
         parent_remaining: (!args.remaining.is_empty()).then_some(&remaining),
         child_constraints: Some(&child_constraints),
         parent_constraints: Some(&parent_constraints),
+        ..Default::default()
     };
     let (child_name, parent_name) = (display_name(&args.child), display_name(&args.parent));
     match check_lease_subset(&child, &parent, &opts) {

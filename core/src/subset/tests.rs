@@ -293,3 +293,62 @@ mod against_the_reference {
         }
     }
 }
+
+#[test]
+fn required_child_expiry_refuses_a_child_without_one() {
+    let l = Lease::from_json(r#"{"tool.call": ["a"]}"#).unwrap();
+    let parent = LeaseConstraints::from_json(r#"{"expires_at":"2030-01-01T00:00:00Z"}"#).unwrap();
+    let none = LeaseConstraints::none();
+    let opts = |c, p| SubsetOptions {
+        child_constraints: Some(c),
+        parent_constraints: Some(p),
+        require_child_expiry: true,
+        ..Default::default()
+    };
+    let e = check_lease_subset(&l, &l, &opts(&none, &parent)).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::LeaseSubsetViolation);
+    assert_eq!(e.details()["capability"], "expires_at");
+    assert!(check_lease_subset(&l, &l, &opts(&parent, &parent)).is_ok());
+    assert!(check_lease_subset(&l, &l, &opts(&none, &none)).is_ok());
+    assert!(check_lease_subset(&l, &l, &opts(&parent, &none)).is_ok());
+    // without the option the omitted expiry is inherited
+    let inherit = SubsetOptions {
+        require_child_expiry: false,
+        ..opts(&none, &parent)
+    };
+    assert!(check_lease_subset(&l, &l, &inherit).is_ok());
+}
+
+#[test]
+fn strict_remaining_limits_every_currency_it_lists_and_zeroes_the_rest() {
+    let parent = Lease::from_json(r#"{"cost.budget": ["USD:5"]}"#).unwrap();
+    let eur = Lease::from_json(r#"{"cost.budget": ["EUR:2"]}"#).unwrap();
+    let rem: BTreeMap<String, Decimal> = [("EUR".to_string(), "1".parse().unwrap())].into();
+    let strict = SubsetOptions {
+        parent_remaining: Some(&rem),
+        strict_remaining: true,
+        ..Default::default()
+    };
+    // an entry for a currency the parent does not budget limits the child
+    let e = check_lease_subset(&eur, &parent, &strict).unwrap_err();
+    assert_eq!(e.details()["currency"], "EUR");
+    assert!(is_lease_subset(
+        &eur,
+        &parent,
+        &SubsetOptions {
+            strict_remaining: false,
+            ..strict
+        }
+    ));
+    // a currency absent from the map has nothing left
+    let usd = Lease::from_json(r#"{"cost.budget": ["USD:1"]}"#).unwrap();
+    assert!(!is_lease_subset(&usd, &parent, &strict));
+    let usd0 = Lease::from_json(r#"{"cost.budget": ["USD:0"]}"#).unwrap();
+    assert!(is_lease_subset(&usd0, &parent, &strict));
+    // without a remaining map the option changes nothing
+    let no_map = SubsetOptions {
+        strict_remaining: true,
+        ..Default::default()
+    };
+    assert!(is_lease_subset(&usd, &parent, &no_map));
+}

@@ -24,6 +24,12 @@ pub struct SubsetOptions {
     /// The parent's constraints.
     #[serde(default, deserialize_with = "constraints")]
     pub parent_constraints: Option<LeaseConstraints>,
+    /// Under a parent with an expiry, a child must state one (default false: it inherits).
+    #[serde(default)]
+    pub require_child_expiry: Option<bool>,
+    /// `parent_remaining` lists every currency the child may budget (default false).
+    #[serde(default)]
+    pub strict_remaining: Option<bool>,
 }
 
 impl SubsetOptions {
@@ -47,6 +53,8 @@ impl SubsetOptions {
             parent_remaining: self.parent_remaining.as_ref().map(|a| &a.0),
             child_constraints: self.child_constraints.as_ref(),
             parent_constraints: self.parent_constraints.as_ref(),
+            require_child_expiry: self.require_child_expiry.unwrap_or(false),
+            strict_remaining: self.strict_remaining.unwrap_or(false),
         }
     }
 }
