@@ -42,6 +42,32 @@ pub use governor::{CallGovernor, CallIdentity, GovernorBackend};
 pub use session::{MAX_PENDING, Output, Session};
 
 use crate::LeaseGuard;
+use crate::agentfile::Agentfile;
+
+/// The server name an Agentfile declares: the value of its one `MCP` line. Errors
+/// (`INVALID_REQUEST`) when there is none, more than one, or a registry reference rather than
+/// a name (then the caller names the server).
+pub fn agentfile_server(af: &Agentfile) -> crate::Result<String> {
+    let names: Vec<&str> = af
+        .directives()
+        .iter()
+        .filter(|d| d.name.as_ref() == "MCP")
+        .filter_map(|d| d.arg(0))
+        .collect();
+    match names.as_slice() {
+        [one] if valid_tool_name(one) && !one.contains(['/', '.']) => Ok(one.to_string()),
+        [one] => Err(crate::Error::invalid(format!(
+            "the Agentfile's MCP line {one:?} is not a plain server name; give --server NAME"
+        ))),
+        [] => Err(crate::Error::invalid(
+            "the Agentfile has no MCP line; give --server NAME",
+        )),
+        _ => Err(crate::Error::invalid(format!(
+            "the Agentfile has {} MCP lines; give --server NAME",
+            names.len()
+        ))),
+    }
+}
 
 /// Longest message line accepted by the stdio proxy (bytes, newline excluded).
 pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;

@@ -151,6 +151,19 @@ impl Session {
             .push(jsonrpc::error_line(&m.id, m.code, &m.message));
     }
 
+    /// Refuses a client line that could not be read as one message (too long, not UTF-8):
+    /// a JSON-RPC error with `id: null`, audited.
+    pub fn refuse(&mut self, reason: &str) -> Output {
+        let mut out = Output::default();
+        let m = jsonrpc::Malformed {
+            code: jsonrpc::INVALID_REQUEST,
+            message: reason.to_string(),
+            id: Value::Null,
+        };
+        self.refuse_malformed(m, &mut out);
+        out
+    }
+
     /// Decides one line from the client.
     pub fn from_client(&mut self, text: &str) -> Output {
         let mut out = Output::default();
