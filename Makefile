@@ -13,7 +13,7 @@
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test test-mcp conformance conformance-rust-postgres vectors-check bench bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test test-mcp bench-mcp conformance conformance-rust-postgres vectors-check bench bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -53,6 +53,10 @@ conformance-rust-postgres: vectors-check
 
 bench:
 	bash scripts/bench.sh
+
+# Latency the MCP guard adds per tools/call (p50, p99) against the real filesystem server.
+bench-mcp:
+	bash scripts/bench-mcp.sh
 
 # Governor benchmarks (divan): acquire+release pairs on memory and SQLite (FULL, NORMAL; 1 and
 # 16 threads), frame encode/decode. Figures go to docs/performance.md by hand.

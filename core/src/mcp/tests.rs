@@ -482,3 +482,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn each_call_is_decided_by_the_name_called_not_by_an_earlier_list() {
+    let mut s = fs_session("/srv");
+    s.from_client(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    // The server lists a tool under an allowed name; the call uses another name.
+    s.from_server(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"read_text_file"}]}}"#);
+    let out = s.from_client(&call(
+        json!(2),
+        "read_text_file_v2",
+        json!({"path": "/srv/a"}),
+    ));
+    assert!(denied(&out));
+}
+
+#[test]
+fn deeply_nested_input_is_a_parse_error_not_a_crash() {
+    let mut s = fs_session("/srv");
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{}{}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    assert_eq!(rpc_error(&s.from_client(&deep)), jsonrpc::PARSE_ERROR);
+}
