@@ -1,6 +1,7 @@
 # leasekit: one Rust core, thin bindings, one conformance suite.
 #   make run          build the CLI and run the main job on examples/
 #   make test         install what is needed and run every test of every language
+#   make test-mcp     the MCP guard tests alone (real MCP server and SDK clients)
 #   make conformance  run the shared vectors in every language present
 #   make vectors-check  fail when conformance/vectors differs from its generator
 #   make bench        benchmarks (writes docs/performance.md)
@@ -12,13 +13,17 @@
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test conformance conformance-rust-postgres vectors-check bench bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test test-mcp bench-mcp conformance conformance-rust-postgres vectors-check bench bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
 
 test:
 	bash scripts/test-all.sh
+
+# The MCP guard against the real filesystem server and the real Python and TypeScript SDK clients.
+test-mcp:
+	bash scripts/test-mcp.sh
 
 conformance: $(addprefix conformance-,$(LANGS))
 
@@ -48,6 +53,10 @@ conformance-rust-postgres: vectors-check
 
 bench:
 	bash scripts/bench.sh
+
+# Latency the MCP guard adds per tools/call (p50, p99) against the real filesystem server.
+bench-mcp:
+	bash scripts/bench-mcp.sh
 
 # Governor benchmarks (divan): acquire+release pairs on memory and SQLite (FULL, NORMAL; 1 and
 # 16 threads), frame encode/decode. Figures go to docs/performance.md by hand.

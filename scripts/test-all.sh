@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 logdir=target/test-logs
 mkdir -p "$logdir"
 total_pass=0 total_fail=0 status=0
-steps=${LEASEKIT_TEST_STEPS:-"run rust c python node jvm"}
+steps=${LEASEKIT_TEST_STEPS:-"run rust c python node jvm mcp"}
 for step in $steps; do
   script="scripts/test-$step.sh"
   [ -f "$script" ] || continue

@@ -55,6 +55,9 @@ pub enum Command {
     Serve(crate::cmd::serve::ServeArgs),
     /// Operate a running daemon: status, metrics, approvals, policy, audit.
     Gov(crate::cmd::gov::GovArgs),
+    /// Guard an MCP server: a stdio proxy that enforces an Agentfile or lease on every tool
+    /// call (see docs/mcp.md).
+    McpGuard(crate::cmd::mcp_guard::McpGuardArgs),
 }
 
 /// Output format.

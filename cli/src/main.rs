@@ -75,5 +75,6 @@ fn run(command: Command, style: &Style) -> Result<Report, Failure> {
         Command::Audit(a) => cmd::audit::run(&a, style),
         Command::Serve(a) => cmd::serve::run(&a),
         Command::Gov(a) => cmd::gov::run(&a, style),
+        Command::McpGuard(a) => cmd::mcp_guard::run(&a),
     }
 }

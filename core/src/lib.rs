@@ -25,6 +25,7 @@ pub mod governor;
 pub mod guard;
 pub mod lease;
 pub mod lease_lint;
+pub mod mcp;
 pub mod narrow;
 pub mod pattern;
 pub mod subset;

@@ -551,6 +551,7 @@ fn governor_vectors_on_postgres() {
 }
 
 /// Steps past which a governor vector counts as long (see `governor_vectors_on_postgres`).
+#[cfg(feature = "postgres")]
 const LONG_VECTOR_STEPS: usize = 2_000;
 
 #[test]

@@ -8,6 +8,7 @@ pub mod govpolicy;
 pub mod inspect;
 pub mod lint;
 pub mod lock;
+pub mod mcp_guard;
 pub mod narrow;
 pub mod policy;
 pub mod proof;
