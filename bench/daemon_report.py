@@ -17,7 +17,10 @@ DRIVERS = [("rust", "Rust client (`GovernorClient`, one thread and connection pe
 
 def med(v):
     v = sorted(v)
-    return v[len(v) // 2] if v else None
+    if not v:
+        return None
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
 
 
 def table(doc):
@@ -36,8 +39,8 @@ def table(doc):
                              for k in range(rounds) if (s, k) in by and ("memory", k) in by])
                      for s in ("full", "normal")}
             lat = "; ".join(
-                f"{med([r['acquire_p50_us'] for r in rs if r['store'] == s])} / "
-                f"{med([r['acquire_p99_us'] for r in rs if r['store'] == s])} us"
+                f"{med([r['acquire_p50_us'] for r in rs if r['store'] == s]):.0f} / "
+                f"{med([r['acquire_p99_us'] for r in rs if r['store'] == s]):.0f} us"
                 for s in ("memory", "full", "normal"))
             loads = [r["load_avg"] for r in rs]
             lines.append(
