@@ -13,7 +13,8 @@
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test test-mcp bench-mcp conformance conformance-rust-postgres vectors-check bench bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
+
+.PHONY: run test conformance conformance-rust-postgres vectors-check bench bench-daemon bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -57,6 +58,12 @@ bench:
 # Latency the MCP guard adds per tools/call (p50, p99) against the real filesystem server.
 bench-mcp:
 	bash scripts/bench-mcp.sh
+
+# The daemon series of `make bench` alone: `leasekit serve` on memory vs SQLite FULL vs NORMAL at
+# 1, 16, 64 clients, Rust and Python clients, ratios and p50/p99 per acquire (docs/performance.md).
+# BENCH_QUICK=1: one short round (smoke); BENCH_BEFORE=PATH: another leasekit binary side by side.
+bench-daemon:
+	bash scripts/bench-daemon.sh
 
 # Governor benchmarks (divan): acquire+release pairs on memory and SQLite (FULL, NORMAL; 1 and
 # 16 threads), frame encode/decode. Figures go to docs/performance.md by hand.

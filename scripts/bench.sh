@@ -100,6 +100,8 @@ with open(path, "w") as f:
     json.dump(meta, f)
 PY
 python3 bench/report.py "$out" docs/performance.md --command "make bench" --seconds "$secs" || exit 1
+# The daemon series (leasekit serve: memory vs SQLite FULL vs NORMAL); BENCH_DAEMON=0 skips it.
+[ "${BENCH_DAEMON:-1}" = 0 ] || bash scripts/bench-daemon.sh
 echo "bench: wrote docs/performance.md in ${secs} s ($(ls "$out"/*.json | grep -vc -e inputs -e machine) harness results)"
 [ -f "$out/skipped.tsv" ] && cat "$out/skipped.tsv"
 exit 0

@@ -416,3 +416,84 @@ fn group_commit_under_random_faults_keeps_state_and_chain_whole() {
     let gov = open(store.inner(), clock.clone());
     check(&gov, &*store.inner(), clock.clone());
 }
+
+/// Commands of concurrent callers share one transaction (group commit). When that grouped
+/// commit fails, every command of the group answers `store_unavailable`, none is answered
+/// granted, nothing of the group is stored, and a retry of each is granted once.
+#[test]
+fn a_failed_grouped_commit_fails_every_command_of_the_group() {
+    const CALLERS: usize = 8;
+    let clock = clock();
+    let store = Arc::new(FaultyStore::new(inner_store(Kind::Sqlite)));
+    let wide = Policy::from_value(json!({
+        "policyVersion": "group", "maxInFlight": 100, "leaseTtlMs": 60000,
+        "dailyBudgetCents": 100000, "maxRequestsPerMinute": 100000,
+        "maxTokensPerMinute": 100000000, "maxComputeUnits": 1000
+    }))
+    .unwrap();
+    let gov = Governor::new(
+        wide,
+        GovernorOptions::default(),
+        store.clone(),
+        clock.clone(),
+        IdSource::Deterministic,
+    )
+    .unwrap();
+    // Commit 1 recorded the policy. Commit 2 (the first acquire) stalls, so the callers that
+    // come meanwhile queue for commit 3, which fails.
+    store.inject(
+        StoreOp::Commit,
+        2,
+        Fault::Stall(Duration::from_millis(1500)),
+    );
+    store.inject(StoreOp::Commit, 3, Fault::Error);
+    let first = {
+        let gov = gov.clone();
+        std::thread::spawn(move || gov.acquire(acq("first")))
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let group: Vec<_> = (0..CALLERS)
+        .map(|i| {
+            let gov = gov.clone();
+            std::thread::spawn(move || gov.acquire(acq(&format!("g{i}"))))
+        })
+        .collect();
+    let first = first.join().unwrap().expect("the stalled commit succeeds");
+    assert!(first.granted);
+    for t in group {
+        match t.join().unwrap() {
+            Ok(r) => panic!("a command of the failed group was answered: {r:?}"),
+            Err(e) => assert!(unavailable(&e), "{e}"),
+        }
+    }
+    let faults: Vec<_> = store.injected().iter().map(|i| (i.call, i.fault)).collect();
+    assert_eq!(
+        faults,
+        vec![
+            (2, Fault::Stall(Duration::from_millis(1500))),
+            (3, Fault::Error)
+        ],
+        "all {CALLERS} callers were in the one failed commit"
+    );
+    // Nothing of the group is stored: a governor reopened on the store holds one lease.
+    let stored = Engine::open_image(
+        store.load().unwrap(),
+        policy(),
+        GovernorOptions::default(),
+        clock.clone() as Arc<dyn Clock>,
+        IdSource::Deterministic,
+        true,
+    )
+    .unwrap();
+    assert_eq!(live(&stored), 1);
+    assert_eq!(stored.state().idem.len(), 1);
+    gov.with_engine(|e| assert_eq!(live(e), 1, "the image was rebuilt from the store"));
+    let lines = store.read_audit(1, u64::MAX).unwrap();
+    assert!(leasekit::governor::audit::verify_audit(lines.iter().map(String::as_str)).ok);
+    // Each retry is granted once.
+    for i in 0..CALLERS {
+        assert!(gov.acquire(acq(&format!("g{i}"))).unwrap().granted);
+    }
+    gov.with_engine(|e| assert_eq!(live(e), 1 + CALLERS as u64));
+    assert_eq!(gov.verify_audit().unwrap().records, 1 + CALLERS as u64);
+}

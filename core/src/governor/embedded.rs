@@ -34,6 +34,10 @@ struct CommitState {
     taken: u64,
     /// The highest command of a batch that committed.
     committed: u64,
+    /// Batches taken so far: the batch in flight (or the last one) is number `batches`, the
+    /// one being gathered `batches + 1`. Its parity picks the condition variable its commands
+    /// wait on, so the end of a commit wakes only the commands it answers.
+    batches: u64,
     leader: bool,
     /// The leader is waiting for the commands of its batch to arrive.
     gathering: bool,
@@ -45,6 +49,60 @@ struct CommitState {
     broken: Option<String>,
     /// Commands that failed: ranges of seqs, the waiters still to collect it, the reason.
     failed: Vec<Failed>,
+    /// Group-commit figures (`LEASEKIT_COMMIT_TRACE=1`), printed to stderr every 2 s.
+    trace: Option<CommitTrace>,
+}
+
+/// Where the time of group commits goes (`LEASEKIT_COMMIT_TRACE=1`).
+struct CommitTrace {
+    since: Instant,
+    batches: u64,
+    commands: u64,
+    gather: Duration,
+    take: Duration,
+    write: Duration,
+}
+
+impl CommitTrace {
+    fn from_env() -> Option<CommitTrace> {
+        std::env::var_os("LEASEKIT_COMMIT_TRACE").map(|_| CommitTrace {
+            since: Instant::now(),
+            batches: 0,
+            commands: 0,
+            gather: Duration::ZERO,
+            take: Duration::ZERO,
+            write: Duration::ZERO,
+        })
+    }
+
+    fn add(&mut self, commands: u64, gather: Instant, take: Instant, write: Instant, end: Instant) {
+        self.batches += 1;
+        self.commands += commands;
+        self.gather += take - gather;
+        self.take += write - take;
+        self.write += end - write;
+        if self.since.elapsed() >= Duration::from_secs(2) {
+            let n = self.batches.max(1) as f64;
+            let us = |d: Duration| d.as_secs_f64() * 1e6 / n;
+            eprintln!(
+                "group commit: {} batches, {:.1} commands/batch; per batch: gather {:.0} us, \
+                 take changes {:.0} us, store commit {:.0} us",
+                self.batches,
+                self.commands as f64 / n,
+                us(self.gather),
+                us(self.take),
+                us(self.write)
+            );
+            *self = CommitTrace {
+                since: Instant::now(),
+                batches: 0,
+                commands: 0,
+                gather: Duration::ZERO,
+                take: Duration::ZERO,
+                write: Duration::ZERO,
+            };
+        }
+    }
 }
 
 struct Failed {
@@ -55,6 +113,11 @@ struct Failed {
 }
 
 impl CommitState {
+    /// True when the batch being gathered holds every command under way.
+    fn gathered(&self) -> bool {
+        self.pending_count >= self.active
+    }
+
     /// Fails commands `lo..=hi` (each waiter collects the failure once).
     fn fail(&mut self, lo: u64, hi: u64, msg: &str) {
         if lo <= hi {
@@ -99,7 +162,9 @@ struct Shared {
     engine: Mutex<Engine>,
     store: Arc<dyn Store>,
     commit: Mutex<CommitState>,
-    cv: Condvar,
+    /// Commands waiting for their batch, by the parity of its number
+    /// ([`CommitState::batches`]): at most one batch is in flight and one gathering.
+    done: [Condvar; 2],
     /// Wakes a gathering leader when the batch it waits for is complete.
     arrive: Condvar,
     window: Duration,
@@ -109,6 +174,16 @@ struct Shared {
     reload: Box<dyn Fn() -> crate::Result<Engine> + Send + Sync>,
     /// A shared store (PostgreSQL): every batch is decided inside the store's transaction.
     fleet: Option<Fleet>,
+}
+
+impl Shared {
+    /// Wakes every command waiting for a batch (after a failure: each collects its answer or
+    /// becomes the next leader).
+    fn wake_all(&self) {
+        for cv in &self.done {
+            cv.notify_all();
+        }
+    }
 }
 
 /// One command under way, counted in [`CommitState::active`] while it lives.
@@ -126,7 +201,7 @@ impl Drop for Active<'_> {
         let s = self.0;
         let mut c = lock(&s.commit);
         c.active = c.active.saturating_sub(1);
-        if c.gathering && c.pending_count >= c.active {
+        if c.gathering && c.gathered() {
             s.arrive.notify_one();
         }
     }
@@ -265,14 +340,16 @@ impl Governor {
                     next_seq: 0,
                     taken: 0,
                     committed: 0,
+                    batches: 0,
                     leader: false,
                     gathering: false,
                     in_flight: false,
                     active: 0,
                     broken: None,
                     failed: Vec::new(),
+                    trace: CommitTrace::from_env(),
                 }),
-                cv: Condvar::new(),
+                done: [Condvar::new(), Condvar::new()],
                 arrive: Condvar::new(),
                 window,
                 group,
@@ -366,6 +443,7 @@ impl Governor {
         let Ok(out) = out else {
             // The image holds whatever the command changed before it panicked.
             lock(&s.commit).break_image("a command panicked while this one was pending");
+            s.wake_all();
             let _ = self.repair(&mut eng);
             return Err(internal(
                 "the command panicked; nothing of it was committed",
@@ -397,7 +475,7 @@ impl Governor {
             }
             c.next_seq += 1;
             c.pending_count += 1;
-            if c.gathering && c.pending_count >= c.active {
+            if c.gathering && c.gathered() {
                 s.arrive.notify_one();
             }
             c.next_seq
@@ -417,7 +495,8 @@ impl Governor {
         }
         // The leader of a batch in flight needs only the commit lock to finish.
         while c.in_flight {
-            c = s.cv.wait(c).unwrap_or_else(|p| p.into_inner());
+            let batch = (c.batches % 2) as usize;
+            c = s.done[batch].wait(c).unwrap_or_else(|p| p.into_inner());
         }
         let Some(why) = c.broken.clone() else {
             return Ok(());
@@ -454,14 +533,15 @@ impl Governor {
             }
             if !c.leader {
                 c.leader = true;
-                if c.pending_count < c.active && !s.window.is_zero() {
+                let t_gather = Instant::now();
+                if !c.gathered() && !s.window.is_zero() {
                     // Gather for up to the window, but commit as soon as every command under
                     // way is queued (one caller alone commits at once; sleeping the window out
                     // would idle the disk, and cutting at the last batch's size can lock into
                     // alternating half batches).
                     let deadline = Instant::now() + s.window;
                     c.gathering = true;
-                    while c.pending_count < c.active {
+                    while !c.gathered() {
                         let now = Instant::now();
                         if now >= deadline {
                             break;
@@ -482,12 +562,16 @@ impl Governor {
                 if c.broken.is_some() || c.taken >= c.next_seq {
                     // Everything pending failed with the image (or another leader took it).
                     c.leader = false;
-                    s.cv.notify_all();
+                    s.wake_all();
                     continue;
                 }
+                let t_take = Instant::now();
                 let batch = caught("serializing the changes", || Ok(eng.take_changes()));
+                let t_write = Instant::now();
                 let (lo, hi) = (c.taken + 1, c.next_seq);
                 c.taken = hi;
+                c.batches += 1;
+                let number = c.batches;
                 c.pending_count = 0;
                 c.in_flight = true;
                 drop(c);
@@ -499,11 +583,22 @@ impl Governor {
                         caught("the store's commit", || s.store.commit(b))
                     }
                 });
+                let t_end = Instant::now();
                 c = lock(&s.commit);
                 c.leader = false;
                 c.in_flight = false;
+                if let Some(tr) = &mut c.trace {
+                    tr.add(hi - lo + 1, t_gather, t_take, t_write, t_end);
+                }
                 match r {
-                    Ok(()) => c.committed = hi,
+                    Ok(()) => {
+                        c.committed = hi;
+                        // Wake the commands of this batch, and one of the next (its leader).
+                        s.done[(number % 2) as usize].notify_all();
+                        if c.next_seq > c.taken {
+                            s.done[((number + 1) % 2) as usize].notify_one();
+                        }
+                    }
                     Err(e) => {
                         // Everything decided since was decided on state that is not stored:
                         // it all fails, and the image is rebuilt from the store at once (or,
@@ -511,18 +606,26 @@ impl Governor {
                         let why = commit_failed(&e);
                         c.fail(lo, hi, &why);
                         c.break_image(&why);
-                        s.cv.notify_all();
+                        s.wake_all();
                         drop(c);
                         let mut eng = lock(&s.engine);
                         let _ = self.repair(&mut eng);
                         drop(eng);
                         c = lock(&s.commit);
+                        s.wake_all();
                     }
                 }
-                s.cv.notify_all();
                 continue;
             }
-            c = s.cv.wait(c).unwrap_or_else(|p| p.into_inner());
+            // The batch this command is in: the one in flight, or the one being gathered.
+            let batch = if seq <= c.taken {
+                c.batches
+            } else {
+                c.batches + 1
+            };
+            c = s.done[(batch % 2) as usize]
+                .wait(c)
+                .unwrap_or_else(|p| p.into_inner());
         }
     }
 

@@ -39,7 +39,8 @@ pub struct SqliteStore {
 }
 
 fn data_version(conn: &Connection) -> crate::Result<i64> {
-    conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+    conn.prepare_cached("PRAGMA data_version")
+        .and_then(|mut st| st.query_row([], |r| r.get(0)))
         .map_err(db_err)
 }
 
@@ -90,6 +91,35 @@ impl SqliteStore {
             Table::Approval => "approvals",
             Table::Idem => "idem",
             Table::Rate => "rate",
+        }
+    }
+
+    /// The upsert of a row of table `t` (a constant: the statement cache finds it without
+    /// building its text).
+    fn upsert_sql(t: Table) -> &'static str {
+        match t {
+            Table::Lease => {
+                "INSERT INTO leases (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
+            }
+            Table::Approval => {
+                "INSERT INTO approvals (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
+            }
+            Table::Idem => {
+                "INSERT INTO idem (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
+            }
+            Table::Rate => {
+                "INSERT INTO rate (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
+            }
+        }
+    }
+
+    /// The delete of a row of table `t`.
+    fn delete_sql(t: Table) -> &'static str {
+        match t {
+            Table::Lease => "DELETE FROM leases WHERE id = ?1",
+            Table::Approval => "DELETE FROM approvals WHERE id = ?1",
+            Table::Idem => "DELETE FROM idem WHERE id = ?1",
+            Table::Rate => "DELETE FROM rate WHERE id = ?1",
         }
     }
 }
@@ -148,16 +178,13 @@ impl Store for SqliteStore {
             .with_detail("reason", "store_shared"));
         }
         for ((t, id), body) in &batch.rows {
-            let table = Self::table(*t);
             match body {
                 Some(b) => tx
-                    .prepare_cached(&format!(
-                        "INSERT INTO {table} (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
-                    ))
+                    .prepare_cached(Self::upsert_sql(*t))
                     .and_then(|mut s| s.execute(params![id, b]))
                     .map_err(db_err)?,
                 None => tx
-                    .prepare_cached(&format!("DELETE FROM {table} WHERE id = ?1"))
+                    .prepare_cached(Self::delete_sql(*t))
                     .and_then(|mut s| s.execute(params![id]))
                     .map_err(db_err)?,
             };
