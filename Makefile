@@ -13,8 +13,7 @@
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-
-.PHONY: run test conformance conformance-rust-postgres vectors-check bench bench-daemon bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test test-mcp bench-mcp conformance conformance-rust-postgres vectors-check bench bench-daemon bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
