@@ -46,9 +46,9 @@ CARGO_TARGET_DIR="$CARGO_TARGET_DIR/wheel" maturin build --release --zig --compa
   --strip --target "$triple" --manifest-path bindings-python/Cargo.toml --out "$dist/python"
 maturin sdist --manifest-path bindings-python/Cargo.toml --out "$dist/python"
 wheel=$(ls "$dist"/python/leasekit-"$version"-*.whl)
-auditwheel show "$wheel"
-auditwheel show "$wheel" | grep -q 'manylinux_2_17_x86_64' ||
-  { echo "the wheel is not manylinux_2_17 (manylinux2014)"; exit 1; }
+shown=$(auditwheel show "$wheel")
+echo "$shown"
+grep -q 'manylinux_2_17_x86_64' <<<"$shown" || { echo "the wheel is not manylinux_2_17 (manylinux2014)"; exit 1; }
 abi3audit --strict --report "$wheel"
 twine check --strict "$dist"/python/*
 
