@@ -8,12 +8,14 @@
 #   make soak         long runs: governor crash loop, daemon 64x500 load and its figures
 #   make test-c-asan  the C API tests and C conformance runner under ASan, LSan and UBSan
 #   make fuzz         every cargo-fuzz target for FUZZ_SECONDS (default 60) each (docs/reliability.md)
+#   make dist         every release artifact into dist/ (wheel, npm, Maven, C, CLI; SHA256SUMS)
+#   make dist-test    install each artifact of dist/ offline, with no Rust toolchain, and run it
 # LEASEKIT_VECTORS=<dir> points every conformance runner at another vector directory.
 
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test test-mcp bench-mcp conformance conformance-rust-postgres vectors-check bench bench-daemon bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test test-mcp bench-mcp dist dist-test conformance conformance-rust-postgres vectors-check bench bench-daemon bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -24,6 +26,14 @@ test:
 # The MCP guard against the real filesystem server and the real Python and TypeScript SDK clients.
 test-mcp:
 	bash scripts/test-mcp.sh
+
+# Release artifacts (docs/versioning.md). Long: kept out of `make test`, which checks only that
+# every manifest carries the one version (scripts/check-versions.py, in the rust step).
+dist:
+	bash scripts/dist.sh
+
+dist-test:
+	bash scripts/dist-test.sh
 
 conformance: $(addprefix conformance-,$(LANGS))
 

@@ -24,7 +24,7 @@ echo  # Maven leaves ANSI resets without a newline; keep the summary on its own 
 read -r pass fail < <(jvm_count_reports bindings-jvm/target/surefire-reports)
 
 # The example, from the packaged jar only (no library path: the jar's resource is used).
-jar=bindings-jvm/target/leasekit-0.1.0.jar
+jar=bindings-jvm/target/leasekit-$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1).jar
 if [ -f "$jar" ] && [ -f bindings-jvm/target/classpath.txt ]; then
   if java -cp "$jar:$(cat bindings-jvm/target/classpath.txt)" examples/java/QuickStart.java; then
     pass=$((pass + 1))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rust: fmt check, clippy over the whole workspace (bindings included), and every cargo test
 # of the default members (core, ffi, cli); the bindings are tested by their own toolchains.
-# First, the conformance vectors must be what their generator writes (counted as one test).
+# First, the conformance vectors must be what their generator writes (counted as one test), and
+# every manifest must carry the workspace version (scripts/check-versions.py, one more).
 # The governor's PostgreSQL tests (feature leasekit/postgres) start a throwaway server of their
 # own; scripts/ensure-postgres.sh installs the server binaries when they are missing.
 set -u
@@ -12,6 +13,9 @@ if python3 conformance/tools/gen_vectors.py --check; then vectors_ok=1; else sta
 # Every binding follows the one floor plan (README.md "Layout"): one more counted test.
 plan_ok=0
 if python3 scripts/check-floor-plan.py; then plan_ok=1; else status=1; fi
+# Every manifest carries the workspace version (and the check catches a change in each): one more.
+versions_ok=0
+if python3 scripts/check-versions.py && python3 scripts/check-versions.py --self-test; then versions_ok=1; else status=1; fi
 cargo fmt --all -- --check || { echo "cargo fmt: differences found"; status=1; }
 bash scripts/ensure-postgres.sh || status=1
 cargo clippy --workspace --all-targets --features leasekit/postgres -q -- -D warnings || status=1
@@ -28,6 +32,7 @@ fail=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) 
 pass=${pass:-0}; fail=${fail:-0}
 if [ "$vectors_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 if [ "$plan_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+if [ "$versions_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 echo "rust: $pass passed, $fail failed"
 exit $status

@@ -33,3 +33,16 @@ pub mod lease;
 pub mod names;
 pub mod narrow;
 pub mod text;
+
+use jni::jni_mangle;
+use jni::objects::JString;
+
+error::natives! {
+    /// `NativeLibrary.nativeVersion()`: the version this library was built as (the workspace
+    /// version), which `NativeLibrary` compares with the jar's so that a jar never runs on a
+    /// library of another release.
+    #[jni_mangle("dev.leasekit.NativeLibrary")]
+    pub fn native_version(env) -> JString<'local> {
+        convert::new_string(env, env!("CARGO_PKG_VERSION"))
+    }
+}
