@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Once};
 use std::time::Duration;
 
 use leasekit::governor::engine::IdSource;
@@ -125,23 +125,29 @@ fn max_caps() -> Caps {
     }
 }
 
-static PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+thread_local! {
+    /// Panics on this thread since the last look (the panic hook runs on the panicking
+    /// thread, so runs on parallel test threads never see each other's).
+    static PANICS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 static HOOK: Once = Once::new();
 
-/// Records panics (an injected store panic is expected and not printed).
+/// Records panics (an injected store panic is expected and not recorded).
 fn install_panic_hook() {
     HOOK.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
             let msg = info.to_string();
             if !msg.contains("injected fault") {
-                PANICS.lock().unwrap_or_else(|p| p.into_inner()).push(msg);
+                PANICS.with(|p| p.borrow_mut().push(msg));
+                default(info);
             }
         }));
     });
 }
 
 fn take_panics() -> Vec<String> {
-    std::mem::take(&mut *PANICS.lock().unwrap_or_else(|p| p.into_inner()))
+    PANICS.with(|p| std::mem::take(&mut *p.borrow_mut()))
 }
 
 /// A lease the model knows: answered granted (or found after an answer whose outcome was
