@@ -13,7 +13,7 @@
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test sim conformance conformance-rust-postgres vectors-check bench bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test sim sim-postgres conformance conformance-rust-postgres vectors-check bench bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -91,3 +91,8 @@ SEEDS ?= 0..1000
 STEPS ?= 160
 sim:
 	LEASEKIT_SIM_SEEDS=$(SEEDS) LEASEKIT_SIM_STEPS=$(STEPS) CARGO_BUILD_JOBS=2 cargo test -p leasekit --release --test governor_sim -- --nocapture --test-threads 2
+
+# The same on a fleet of two governors sharing one throwaway PostgreSQL database (slower).
+sim-postgres:
+	bash scripts/ensure-postgres.sh
+	LEASEKIT_SIM_STORES=postgres LEASEKIT_SIM_SEEDS=$(SEEDS) LEASEKIT_SIM_STEPS=$(STEPS) CARGO_BUILD_JOBS=2 cargo test -p leasekit --release --features postgres --test governor_sim seeded_runs_on_a_postgres -- --nocapture

@@ -5,16 +5,19 @@
 //! every step. See docs/reliability.md, "Deterministic simulation".
 //!
 //! `LEASEKIT_SIM_SEEDS=a..b` (default `0..DEFAULT_SEEDS`), `LEASEKIT_SIM_STEPS` (default
-//! 160), `LEASEKIT_SIM_STORES=memory,sqlite` (default both). A failing seed prints the seed
+//! 160), `LEASEKIT_SIM_STORES=memory,sqlite` (the default; `postgres` runs a fleet of two
+//! governors on a throwaway PostgreSQL server, with `--features leasekit/postgres`). A failing seed prints the seed
 //! and the shortest command list found that reproduces it.
 
+#[cfg(feature = "postgres")]
+mod pg;
 mod sim;
 
 use sim::cmds::commands;
 use sim::world::StoreKind;
 
 /// Seeds `make test` runs (about a minute in a debug build on a busy 2-core machine).
-const DEFAULT_SEEDS: u64 = 20;
+const DEFAULT_SEEDS: u64 = 12;
 const DEFAULT_STEPS: usize = 160;
 
 fn env_range() -> std::ops::Range<u64> {
@@ -40,6 +43,7 @@ fn env_stores() -> Vec<StoreKind> {
         .map(|s| match s.trim() {
             "memory" => StoreKind::Memory,
             "sqlite" => StoreKind::Sqlite,
+            "postgres" => StoreKind::Postgres,
             other => panic!("unknown store {other:?} in LEASEKIT_SIM_STORES"),
         })
         .collect()
@@ -51,6 +55,9 @@ fn run_seeds(kind: StoreKind) {
     if !env_stores().contains(&kind) {
         return;
     }
+    // The fleet's throwaway server lives as long as this handle (every database is on it).
+    #[cfg(feature = "postgres")]
+    let _server = (kind == StoreKind::Postgres).then(pg::TempPostgres::shared);
     let seeds = env_range();
     let steps = env_steps();
     let started = std::time::Instant::now();
@@ -105,4 +112,12 @@ fn seeded_runs_on_a_memory_store_keep_every_invariant() {
 #[test]
 fn seeded_runs_on_a_sqlite_store_keep_every_invariant() {
     run_seeds(StoreKind::Sqlite);
+}
+
+/// Two governors on one PostgreSQL database (`LEASEKIT_SIM_STORES=postgres`, `make
+/// sim-postgres`): slower, so not run by default.
+#[cfg(feature = "postgres")]
+#[test]
+fn seeded_runs_on_a_postgres_fleet_keep_every_invariant() {
+    run_seeds(StoreKind::Postgres);
 }

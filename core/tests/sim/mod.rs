@@ -18,7 +18,8 @@ pub struct Failure {
 
 /// Runs `cmds` on a fresh governor of `kind`; `Err` at the first broken invariant.
 pub fn replay(kind: StoreKind, seed: u64, cmds: &[Cmd]) -> Result<(), Failure> {
-    let mut w = World::new(kind, seed).map_err(|message| Failure { step: 0, message })?;
+    let mut w =
+        World::new(kind, seed, database(kind)).map_err(|message| Failure { step: 0, message })?;
     for c in cmds {
         w.run(c).map_err(|message| Failure {
             step: w.step,
@@ -29,6 +30,16 @@ pub fn replay(kind: StoreKind, seed: u64, cmds: &[Cmd]) -> Result<(), Failure> {
         step: cmds.len() + 1,
         message,
     })
+}
+
+/// A fresh database of the shared throwaway PostgreSQL server for a fleet run.
+fn database(kind: StoreKind) -> Option<String> {
+    #[cfg(feature = "postgres")]
+    if kind == StoreKind::Postgres {
+        return Some(crate::pg::TempPostgres::shared().fresh_db("sim"));
+    }
+    let _ = kind;
+    None
 }
 
 /// The kind of a failure, for the shrinker: the message up to its first digit or quote (the

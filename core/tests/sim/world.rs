@@ -28,6 +28,8 @@ const TTL_MS: i64 = 30_000;
 pub enum StoreKind {
     /// A reloadable memory store.
     Memory,
+    /// A fleet of two governors on one PostgreSQL database (feature `postgres`).
+    Postgres,
     /// A SQLite file (reopened from the file after a crash).
     Sqlite,
 }
@@ -187,13 +189,21 @@ fn pick<'a>(list: &'a [String], r: Ref, junk: &'a str) -> String {
     }
 }
 
-/// The simulated governor and its checker.
-pub struct World {
-    kind: StoreKind,
-    path: Option<PathBuf>,
+/// One governor process: its store connection, the fault injector around it, the governor.
+struct Node {
     inner: Arc<dyn Store>,
     faulty: Arc<FaultyStore>,
     gov: Option<Governor>,
+}
+
+/// The simulated governors (one; two on a PostgreSQL fleet) and the checker.
+pub struct World {
+    kind: StoreKind,
+    path: Option<PathBuf>,
+    url: Option<String>,
+    nodes: Vec<Node>,
+    /// The node the current step runs on.
+    cur: usize,
     clock: Arc<ManualClock>,
     now: i64,
     /// The latest time the clock showed.
@@ -215,7 +225,7 @@ fn temp_path(seed: u64) -> PathBuf {
 
 impl Drop for World {
     fn drop(&mut self) {
-        self.gov = None;
+        self.nodes.clear();
         if let Some(p) = &self.path {
             for suffix in ["", "-wal", "-shm"] {
                 let _ = std::fs::remove_file(format!("{}{suffix}", p.display()));
@@ -227,18 +237,17 @@ impl Drop for World {
 type Check = Result<(), String>;
 
 impl World {
-    /// A fresh governor on a fresh store.
-    pub fn new(kind: StoreKind, seed: u64) -> Result<World, String> {
+    /// A fresh governor on a fresh store (`url`: a fresh PostgreSQL database, for a fleet of
+    /// two governors).
+    pub fn new(kind: StoreKind, seed: u64, url: Option<String>) -> Result<World, String> {
         install_panic_hook();
         let path = (kind == StoreKind::Sqlite).then(|| temp_path(seed));
-        let inner = Self::open_inner(kind, path.as_ref())?;
-        let faulty = Arc::new(FaultyStore::new(inner.clone()));
         let mut w = World {
             kind,
             path,
-            inner,
-            faulty,
-            gov: None,
+            url,
+            nodes: Vec::new(),
+            cur: 0,
             clock: Arc::new(ManualClock::new(Timestamp::from_unix_millis(START_MS))),
             now: START_MS,
             high: START_MS,
@@ -246,18 +255,48 @@ impl World {
             faulted: false,
             step: 0,
         };
-        w.open_gov()?;
+        let n = if kind == StoreKind::Postgres { 2 } else { 1 };
+        let mut inner = None;
+        for i in 0..n {
+            let store = match (&inner, kind) {
+                (Some(s), StoreKind::Memory) => Arc::clone(s),
+                _ => w.open_inner()?,
+            };
+            inner = Some(store.clone());
+            w.nodes.push(Node {
+                faulty: Arc::new(FaultyStore::new(store.clone())),
+                inner: store,
+                gov: None,
+            });
+            w.cur = i;
+            w.open_gov()?;
+        }
+        w.cur = 0;
         Ok(w)
     }
 
-    fn open_inner(kind: StoreKind, path: Option<&PathBuf>) -> Result<Arc<dyn Store>, String> {
-        Ok(match kind {
+    fn open_inner(&self) -> Result<Arc<dyn Store>, String> {
+        Ok(match self.kind {
             StoreKind::Memory => Arc::new(MemoryStore::reloadable()),
             StoreKind::Sqlite => Arc::new(
-                SqliteStore::open_with(path.expect("path"), Synchronous::Normal)
+                SqliteStore::open_with(self.path.as_ref().expect("path"), Synchronous::Normal)
                     .map_err(|e| format!("cannot open the SQLite store: {e}"))?,
             ),
+            #[cfg(feature = "postgres")]
+            StoreKind::Postgres => Arc::new(
+                leasekit::governor::store::PostgresStore::open(self.url.as_deref().expect("url"))
+                    .map_err(|e| format!("cannot open the PostgreSQL store: {e}"))?,
+            ),
+            #[cfg(not(feature = "postgres"))]
+            StoreKind::Postgres => {
+                let _ = &self.url;
+                return Err("the PostgreSQL fleet needs --features leasekit/postgres".into());
+            }
         })
+    }
+
+    fn node(&self) -> &Node {
+        &self.nodes[self.cur]
     }
 
     fn open_gov(&mut self) -> Check {
@@ -265,30 +304,31 @@ impl World {
         let g = Governor::new(
             policy,
             GovernorOptions::default(),
-            self.faulty.clone(),
+            self.node().faulty.clone(),
             self.clock.clone(),
             IdSource::Deterministic,
         )
         .map_err(|e| format!("opening the governor failed: {e}"))?;
-        self.gov = Some(g);
+        self.nodes[self.cur].gov = Some(g);
         Ok(())
     }
 
     /// A crash: the governor is dropped without a clean close, a new process opens the store
-    /// (SQLite: from its file) and a new governor on it.
+    /// (SQLite, PostgreSQL: a new connection) and a new governor on it.
     fn reopen(&mut self) -> Check {
-        self.gov = None;
-        if self.kind == StoreKind::Sqlite {
-            self.inner = Self::open_inner(self.kind, self.path.as_ref())?;
+        self.nodes[self.cur].gov = None;
+        if self.kind != StoreKind::Memory {
+            self.nodes[self.cur].inner = self.open_inner()?;
         }
-        self.faulty = Arc::new(FaultyStore::new(self.inner.clone()));
+        let inner = self.node().inner.clone();
+        self.nodes[self.cur].faulty = Arc::new(FaultyStore::new(inner));
         self.open_gov()?;
         self.faulted = false;
         self.check_audit_full("after a reopen")
     }
 
     fn gov(&self) -> &Governor {
-        self.gov.as_ref().expect("open")
+        self.node().gov.as_ref().expect("open")
     }
 
     fn state(&self) -> State {
@@ -305,7 +345,7 @@ impl World {
 
     /// Sends one command as peer `uid` (uid 0 is the admin).
     fn send(&mut self, uid: u32, cmd: &str, payload: &str) -> Result<Answer, String> {
-        let before = self.faulty.injected().len();
+        let before = self.node().faulty.injected().len();
         let peer = Peer {
             uid,
             admin: uid == 0,
@@ -319,7 +359,7 @@ impl World {
         if !panics.is_empty() {
             return Err(format!("{cmd}: a panic inside the governor: {panics:?}"));
         }
-        if self.faulty.injected().len() > before {
+        if self.node().faulty.injected().len() > before {
             self.faulted = true;
         }
         let a = Answer::of(cmd, env, self.faulted)?;
@@ -332,6 +372,8 @@ impl World {
     /// Runs one command and checks every invariant after it.
     pub fn run(&mut self, cmd: &Cmd) -> Check {
         self.step += 1;
+        // A fleet: the commands alternate between the governors, in an order the list fixes.
+        self.cur = self.step % self.nodes.len();
         let prev = self.state();
         let mut fresh_grant: Option<String> = None;
         let mut unknown: Option<(u32, Option<String>)> = None;
@@ -766,16 +808,25 @@ impl World {
                     "load-error" => (StoreOp::Load, Fault::Error),
                     _ => (StoreOp::Commit, Fault::Unreachable),
                 };
-                self.faulty.inject_next(op, fault);
+                // A fleet's governors write in batch transactions, not commits.
+                let op = match (self.kind, op) {
+                    (StoreKind::Postgres, StoreOp::Commit) => StoreOp::Transact,
+                    _ => op,
+                };
+                self.node().faulty.inject_next(op, fault);
             }
             Cmd::Crash => self.reopen()?,
         }
-        if self.faulty.crashed() {
+        if self.node().faulty.crashed() {
             self.reopen()?;
         }
         if let Some((uid, key)) = unknown {
             self.settle()?;
             self.adopt(uid, key, released)?;
+        }
+        if self.nodes.len() > 1 {
+            // A fleet: this governor's image catches up with what the other one committed.
+            self.settle()?;
         }
         self.check(&prev, fresh_grant.as_deref())
     }
@@ -785,7 +836,7 @@ impl World {
     fn settle(&mut self) -> Check {
         for _ in 0..8 {
             let a = self.send(0, "GetStatus", "{}")?;
-            if self.faulty.crashed() {
+            if self.node().faulty.crashed() {
                 self.reopen()?;
                 continue;
             }
@@ -995,6 +1046,7 @@ impl World {
         let st = self.state();
         let count = st.meta.audit.count;
         let all = self
+            .node()
             .inner
             .read_audit(count.max(1), u64::MAX)
             .map_err(|e| format!("reading the audit chain: {e}"))?;
@@ -1019,6 +1071,7 @@ impl World {
     pub fn check_audit_full(&self, when: &str) -> Check {
         let st = self.state();
         let lines = self
+            .node()
             .inner
             .read_audit(1, u64::MAX)
             .map_err(|e| format!("reading the audit chain: {e}"))?;
@@ -1040,8 +1093,8 @@ impl World {
 
     /// The end of a run: the chain verifies through the governor too (its recorded head).
     pub fn finish(&mut self) -> Check {
-        self.faulty.clear();
-        if self.faulty.crashed() {
+        self.node().faulty.clear();
+        if self.node().faulty.crashed() {
             self.reopen()?;
         }
         self.settle()?;
