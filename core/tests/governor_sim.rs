@@ -63,6 +63,14 @@ fn run_seeds(kind: StoreKind) {
     let started = std::time::Instant::now();
     let (mut clean, mut clean_steps, mut failed) = (0u64, 0u64, Vec::new());
     for seed in seeds.clone() {
+        if seed > seeds.start && (seed - seeds.start).is_multiple_of(500) {
+            println!(
+                "simulation on {kind:?}: {clean} seeds clean ({clean_steps} steps), {} failed, \
+                 up to seed {seed}, {:.0}s",
+                failed.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
         let cmds = commands(seed, steps);
         match sim::replay(kind, seed, &cmds) {
             Ok(()) => {

@@ -623,6 +623,14 @@ impl World {
                         }
                         if let Some(s) = v["toolSubLeaseId"].as_str().filter(|s| !s.is_empty()) {
                             self.model.subs.push(s.to_string());
+                            if tool_id == "http.post" && !token.is_empty() {
+                                if let Some(other) = self.model.token_use.get(&token) {
+                                    return Err(format!(
+                                        "a single-use approval token granted {other} and {s}"
+                                    ));
+                                }
+                                self.model.token_use.insert(token.clone(), s.to_string());
+                            }
                         }
                     }
                     Answer::Unknown => unknown = Some((uid, None)),
