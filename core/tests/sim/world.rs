@@ -516,12 +516,15 @@ impl World {
                         if !visible && class != "leaseNotFound" {
                             return Err(format!("uid {uid} released {id} (not its own): {class}"));
                         }
+                        // The day the governor settled in: its own, which only rolls forward
+                        // (the clock may be behind it).
+                        let day = self.state().meta.pools.budget_day;
                         if let Some(l) = self.model.leases.get_mut(&id)
                             && visible
                             && class != "leaseNotFound"
                             && l.released.is_none()
                         {
-                            l.released = Some((actual, self.now.div_euclid(DAY_MS)));
+                            l.released = Some((actual, day));
                         }
                         // An expired lease is forgotten after the retention time.
                         if visible
@@ -869,7 +872,7 @@ impl World {
                 .get(&id)
                 .is_none_or(|l| l.status == LeaseStatus::Released)
         {
-            m.released = Some((actual, self.now.div_euclid(DAY_MS)));
+            m.released = Some((actual, st.meta.pools.budget_day));
         }
         let mut adopted = 0;
         for (id, l) in &st.leases {
