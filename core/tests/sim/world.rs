@@ -475,7 +475,9 @@ impl World {
                         if !key.is_empty() {
                             let scoped = (uid, ws.clone(), actor.clone(), key.clone());
                             match self.model.idem.get(&scoped) {
-                                Some((first, at)) if *first != id && self.now - at < DAY_MS => {
+                                // Retention runs on the latest time the governor saw (a clock
+                                // stepped back does not bring a forgotten record back).
+                                Some((first, at)) if *first != id && self.high - at < DAY_MS => {
                                     return Err(format!(
                                         "two grants under one scoped key {scoped:?}: {first} and {id}"
                                     ));
@@ -762,7 +764,8 @@ impl World {
                 let uid = UIDS[*uid as usize % 3];
                 let cmd = ["GetMetrics", "GetStatus", "ListPendingApprovals"][*which as usize % 3];
                 match self.send(uid, cmd, "{}")? {
-                    Answer::Ok(_) | Answer::Unknown => {}
+                    Answer::Ok(_) => {}
+                    Answer::Unknown => unknown = Some((uid, None)),
                     Answer::Refused(e) if uid != 0 && e.starts_with("permission_denied") => {}
                     Answer::Refused(e) => return Err(format!("{cmd} refused: {e}")),
                 }
