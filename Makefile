@@ -6,6 +6,7 @@
 #   make vectors-check  fail when conformance/vectors differs from its generator
 #   make bench        benchmarks (writes docs/performance.md)
 #   make soak         long runs: governor crash loop, daemon 64x500 load and its figures
+#   make sim          deterministic simulation of the governor, SEEDS=a..b (docs/reliability.md)
 #   make test-c-asan  the C API tests and C conformance runner under ASan, LSan and UBSan
 #   make fuzz         every cargo-fuzz target for FUZZ_SECONDS (default 60) each (docs/reliability.md)
 #   make dist         every release artifact into dist/ (wheel, npm, Maven, C, CLI; SHA256SUMS)
@@ -15,7 +16,7 @@
 SHELL := /bin/bash
 LANGS := rust c python node jvm
 
-.PHONY: run test test-mcp bench-mcp dist dist-test conformance conformance-rust-postgres vectors-check bench bench-daemon bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
+.PHONY: run test test-mcp bench-mcp dist dist-test sim sim-postgres conformance conformance-rust-postgres vectors-check bench bench-daemon bench-governor bench-fleet soak fuzz test-c-asan fmt lint $(addprefix conformance-,$(LANGS))
 
 run:
 	bash scripts/run.sh
@@ -107,3 +108,16 @@ fmt:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+
+# Deterministic simulation of the governor (docs/reliability.md): SEEDS seeds (default
+# 0..1000) of STEPS commands each on memory and SQLite stores, release build; prints how many
+# seeds and steps ran clean, and for a failing seed its shortest reproduction.
+SEEDS ?= 0..1000
+STEPS ?= 160
+sim:
+	LEASEKIT_SIM_SEEDS=$(SEEDS) LEASEKIT_SIM_STEPS=$(STEPS) CARGO_BUILD_JOBS=2 cargo test -p leasekit --release --test governor_sim -- --nocapture --test-threads 2
+
+# The same on a fleet of two governors sharing one throwaway PostgreSQL database (slower).
+sim-postgres:
+	bash scripts/ensure-postgres.sh
+	LEASEKIT_SIM_STORES=postgres LEASEKIT_SIM_SEEDS=$(SEEDS) LEASEKIT_SIM_STEPS=$(STEPS) CARGO_BUILD_JOBS=2 cargo test -p leasekit --release --features postgres --test governor_sim seeded_runs_on_a_postgres -- --nocapture

@@ -2952,6 +2952,30 @@ def approvals_under_attack():
              .cmd("ReviewApproval", review("approval-2", " \u3000"), {"message": "reviewer required"}))
     return v
 
+# ============================================================================ 13.15 Days: a clock that steps back
+
+
+@section
+def clock_backwards():
+    v = []
+    v.append(Sc("13.15 Days: the governor's day only rolls forward; a lease acquired while the clock is behind "
+                "that day (stepped back across midnight) is counted in it and its release settles there",
+                {"dailyBudgetCents": 100, "leaseTtlMs": 600000}, start="2026-03-02T00:00:01Z")
+             .acq(R(estimatedCostCents=5), grant("lease-1"))
+             .acq(R(estimatedCostCents=7), grant("lease-2"), at="2026-03-01T23:59:59.500Z")
+             .metrics({"activeLeases": 2, "spendTodayCents": 12})
+             .rel(REL("lease-2", actual=1), RECORDED, at="2026-03-02T00:00:02Z")
+             .metrics({"activeLeases": 1, "spendTodayCents": 6}))
+    v.append(Sc("13.15 Days: a clock stepped back across midnight resets no budget; the daily-budget retry is the "
+                "time to the midnight that ends the governor's day",
+                {"dailyBudgetCents": 10}, start="2026-03-02T00:00:01Z")
+             .acq(R(estimatedCostCents=8), grant("lease-1"))
+             .acq(R(estimatedCostCents=5), deny("daily_budget_exceeded", 86401000, plan=True),
+                  at="2026-03-01T23:59:59Z")
+             .metrics({"spendTodayCents": 8}))
+    return v
+
+
 # ============================================================================ output, --check, --self-check
 
 

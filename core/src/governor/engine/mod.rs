@@ -332,8 +332,13 @@ impl Engine {
         format_time_ms(self.now)
     }
 
+    /// The governor's UTC day: the clock's, or the day already begun when the clock is
+    /// behind it (days only roll forward, so a lease acquired then belongs to the day whose
+    /// pools count its reservation, and its settlement lands there too).
     pub(crate) fn today(&self) -> i64 {
-        self.now.div_euclid(DAY_MS)
+        self.now
+            .div_euclid(DAY_MS)
+            .max(self.st.meta.pools.budget_day)
     }
 
     /// Milliseconds to the next UTC midnight.
