@@ -102,6 +102,8 @@ PY
 python3 bench/report.py "$out" docs/performance.md --command "make bench" --seconds "$secs" || exit 1
 # The daemon series (leasekit serve: memory vs SQLite FULL vs NORMAL); BENCH_DAEMON=0 skips it.
 [ "${BENCH_DAEMON:-1}" = 0 ] || bash scripts/bench-daemon.sh
+# The latency the MCP guard adds per tools/call (docs/mcp.md); BENCH_MCP=0 skips it.
+[ "${BENCH_MCP:-1}" = 0 ] || bash scripts/bench-mcp.sh
 echo "bench: wrote docs/performance.md in ${secs} s ($(ls "$out"/*.json | grep -vc -e inputs -e machine) harness results)"
 [ -f "$out/skipped.tsv" ] && cat "$out/skipped.tsv"
 exit 0
