@@ -38,9 +38,10 @@ dist-test:
 
 conformance: $(addprefix conformance-,$(LANGS))
 
-# The vectors are generated (conformance/tools/gen_vectors.py): a hand edit or a stale file fails.
+# The vectors are generated (conformance/tools/gen_vectors.py, gen_governor_vectors.py): a hand
+# edit or a stale file fails.
 vectors-check:
-	python3 conformance/tools/gen_vectors.py --check
+	bash scripts/vectors-check.sh
 
 conformance-rust: vectors-check
 	cargo test -p leasekit --test conformance -- --nocapture

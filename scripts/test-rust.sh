@@ -9,7 +9,7 @@ set -u
 cd "$(dirname "$0")/.."
 status=0
 vectors_ok=0
-if python3 conformance/tools/gen_vectors.py --check; then vectors_ok=1; else status=1; fi
+if bash scripts/vectors-check.sh; then vectors_ok=1; else status=1; fi
 # Every binding follows the one floor plan (README.md "Layout"): one more counted test.
 plan_ok=0
 if python3 scripts/check-floor-plan.py; then plan_ok=1; else status=1; fi
