@@ -65,14 +65,19 @@ struct CommitTrace {
 
 impl CommitTrace {
     fn from_env() -> Option<CommitTrace> {
-        std::env::var_os("LEASEKIT_COMMIT_TRACE").map(|_| CommitTrace {
+        std::env::var_os("LEASEKIT_COMMIT_TRACE").map(|_| CommitTrace::fresh())
+    }
+
+    /// Empty counters from now.
+    fn fresh() -> CommitTrace {
+        CommitTrace {
             since: Instant::now(),
             batches: 0,
             commands: 0,
             gather: Duration::ZERO,
             take: Duration::ZERO,
             write: Duration::ZERO,
-        })
+        }
     }
 
     fn add(&mut self, commands: u64, gather: Instant, take: Instant, write: Instant, end: Instant) {
@@ -93,14 +98,7 @@ impl CommitTrace {
                 us(self.take),
                 us(self.write)
             );
-            *self = CommitTrace {
-                since: Instant::now(),
-                batches: 0,
-                commands: 0,
-                gather: Duration::ZERO,
-                take: Duration::ZERO,
-                write: Duration::ZERO,
-            };
+            *self = CommitTrace::fresh();
         }
     }
 }
