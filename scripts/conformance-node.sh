@@ -13,6 +13,7 @@ if [ ! -d node_modules/@napi-rs/cli ]; then
   npm ci --no-audit --no-fund --loglevel=error || { echo "0 passed, 1 failed"; exit 1; }
 fi
 export CARGO_TARGET_DIR="$root/target"
+export CARGO="$root/scripts/napi-cargo.sh"   # one release tree shared with run, Python and the JVM
 npm run --silent build >/dev/null || { echo "napi build failed"; echo "0 passed, 1 failed"; exit 1; }
 
 out="$(mktemp)"

@@ -31,6 +31,7 @@ for f in index.d.ts native.js; do
 done
 
 export CARGO_TARGET_DIR="$root/target"
+export CARGO="$root/scripts/napi-cargo.sh"   # one release tree shared with run, Python and the JVM
 npm run --silent build || { echo "napi build failed"; summary 0 1 1; }
 
 generated_ok=1
