@@ -32,6 +32,13 @@ for step in $steps; do
   total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
   times+="  $step: $(($(date +%s) - started)) s, $p passed, $f failed"$'\n'
   [ "$f" -ne 0 ] && failed_steps+=" $step"
+  # The Rust step's `cargo test` built the CLI (target/debug/leasekit) and ran the leasekit-ffi
+  # tests: the later steps use that binary instead of building another feature set of the
+  # workspace (`cargo build -p leasekit-cli` resolves features differently), and the C step does
+  # not run the ffi tests again.
+  if [ "$step" = rust ] && [ "$rc" -eq 0 ] && [ -x target/debug/leasekit ] && [ -z "${LEASEKIT_BIN:-}" ]; then
+    export LEASEKIT_BIN="$PWD/target/debug/leasekit" LEASEKIT_FFI_TESTED=1
+  fi
 done
 # CI shows only the end of the output: repeat each step's time and, for a failed step, the lines
 # of its log that name what failed (cargo, pytest, node --test, Surefire, the C runners).

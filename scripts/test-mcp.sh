@@ -20,9 +20,13 @@ if ! cmp -s cli/tests/mcp/package-lock.json "$tools/package-lock.json" || [ ! -d
 fi
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || fail_summary
 "$venv/bin/pip" install -q mcp==2.3.0 pytest==8.3.4 || fail_summary
-cargo build -q -p leasekit-cli || fail_summary
-
-export LEASEKIT_BIN="$root/target/debug/leasekit" MCP_TOOLS="$tools"
+# The proxy is the CLI binary: $LEASEKIT_BIN when the caller built it (scripts/test-all.sh
+# passes the Rust step's), else the debug build of this workspace.
+if [ -z "${LEASEKIT_BIN:-}" ]; then
+  cargo build -q -p leasekit-cli || fail_summary
+  LEASEKIT_BIN="$root/target/debug/leasekit"
+fi
+export LEASEKIT_BIN MCP_TOOLS="$tools"
 export MCP_FS_SERVER="$tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 pass=0 fail=0 status=0
 out=$(mktemp)

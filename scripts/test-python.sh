@@ -20,7 +20,8 @@ fail_summary() { echo "python: 0 passed, 1 failed"; exit 1; }
 "$venv/bin/pip" install --force-reinstall --no-deps ./bindings-python || fail_summary
 
 # The daemon tests start a real `leasekit serve` (the CLI binary of this workspace).
-cargo build -q -p leasekit-cli || fail_summary
+# ($LEASEKIT_BIN when the caller built it: scripts/test-all.sh passes the Rust step's.)
+[ -n "${LEASEKIT_BIN:-}" ] || cargo build -q -p leasekit-cli || fail_summary
 
 out=$(mktemp)
 (cd bindings-python && "$venv/bin/python" -m pytest -p no:cacheprovider -q tests) 2>&1 | tee "$out"

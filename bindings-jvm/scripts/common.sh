@@ -4,7 +4,8 @@ root=$(pwd)
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 JVM_LIB="$CARGO_TARGET_DIR/release/libleasekit_jvm.so"
 # The `leasekit` CLI (debug build), whose `leasekit serve` GovernorClientTest starts.
-JVM_CLI="$CARGO_TARGET_DIR/debug/leasekit"
+# $LEASEKIT_BIN when the caller built it (scripts/test-all.sh passes the Rust step's).
+JVM_CLI="${LEASEKIT_BIN:-$CARGO_TARGET_DIR/debug/leasekit}"
 
 # Maven runs in bindings-jvm/: make a relative LEASEKIT_VECTORS absolute first.
 if [ -n "${LEASEKIT_VECTORS:-}" ]; then
@@ -21,6 +22,7 @@ jvm_build_native() {
 
 # Builds the `leasekit` CLI binary for the daemon tests (debug profile, shared target dir).
 jvm_build_cli() {
+  if [ -n "${LEASEKIT_BIN:-}" ]; then [ -x "$JVM_CLI" ]; return; fi
   cargo build -p leasekit-cli --bin leasekit && [ -x "$JVM_CLI" ]
 }
 
