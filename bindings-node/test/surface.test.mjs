@@ -40,7 +40,8 @@ test('matchGlob is linear: a pathological pattern answers fast', () => {
   const started = process.hrtime.bigint()
   assert.equal(lk.matchGlob('tool.call', '*a*a*a*a*a*a*a*a*a*a*a*a*c', target), false)
   const ms = Number(process.hrtime.bigint() - started) / 1e6
-  assert.ok(ms < 500, `took ${ms} ms`)
+  // A backtracking matcher takes minutes here; 2 s keeps a loaded machine from failing it.
+  assert.ok(ms < 2000, `took ${ms} ms`)
 })
 
 test('validatePattern returns the stored form', () => {

@@ -75,7 +75,8 @@ def test_match(cap: str, pattern: str, target: str, expected: bool) -> None:
 def test_match_is_linear_time() -> None:
     start = time.perf_counter()
     assert lk.match_pattern("tool.call", "*a*a*a*a*a*a*a*a*a*a*a*a*c", "a" * 10_000) is False
-    assert time.perf_counter() - start < 0.5
+    # A backtracking matcher takes minutes here; 2 s keeps a loaded machine from failing it.
+    assert time.perf_counter() - start < 2.0
 
 
 def test_non_str_arguments_raise_type_error() -> None:
