@@ -73,14 +73,16 @@ DENIALS = {
     "workspace_circuit_breaker": (A, "Safety automation paused the workspace (too many policy denials or a tool loop in the safety window).", "Wait `retryAfterMs`, or present an approval token for this actor and workspace."),
     "actor_cooldown_active": (A, "The actor is cooling down after a retry storm or spend spike.", "Wait `retryAfterMs` (at least 250 ms)."),
     "invalid_requested_lease": (A, "`requestedLease` is not a valid ARCP lease.", "Send a valid lease (`leasekit lint --lease FILE` finds the problem)."),
+    "approval_queue_full": ("RequestApproval (`message`)", "`maxPendingApprovals` approvals are pending, or this requester has 100 pending.", "Have reviewers decide pending approvals, or wait for them to expire."),
+    "self_review_not_allowed": ("ReviewApproval (`message`)", "The reviewer is the approval's requester (by name or by uid).", "Have someone else review it."),
     "approval_required": (f"{A}, {T}", "The tool category (or a risk flag) needs an approval, and the request carries no valid approval token for this actor, workspace and tool.", "Request an approval (`RequestApproval`), have a reviewer grant it, and send its token as `approvalToken`."),
-    "audit_unavailable": (f"{A}, {T}", "The audit chain cannot be written, so nothing is granted (fail closed).", "Retry after `retryAfterMs`; fix the store (disk, database) the daemon's log names."),
+    "audit_unavailable": (f"{A}, {T}, approvals and policy commands (`message`)", "The audit chain cannot be written, so nothing is granted (fail closed).", "Retry after `retryAfterMs`; fix the store (disk, database) the daemon's log names."),
     "identity_not_bound": (A, "With `uidBindings` in the policy, the caller's uid may not name this org, workspace or actor.", "Name only ids bound to your uid, or have the operator bind them."),
     "service_account_unauthorized": (A, "The service-account token is unknown or not valid for this org and workspace.", "Send the right token for the org and workspace."),
     "service_account_capability_denied": (A, "The service account may not use a requested capability.", "Request fewer capabilities or widen the account's `allowedCapabilities`."),
     "service_account_model_denied": (A, "The service account may not use the model.", "Pick a model in the account's `allowedModels`."),
     "service_account_tool_denied": (A, "The service account may not use a requested tool.", "Request a tool in the account's `allowedTools`."),
-    "tool_category_mismatch": (f"{A}, {T}", "`tool_category_mismatch:<toolId>`: the category sent for the tool differs from the policy's `toolRegistry` (or from the lease's request).", "Send the registered category."),
+    "tool_category_mismatch": (f"{A}, {T}, RequestApproval (`message`)", "`tool_category_mismatch:<toolId>`: the category sent for the tool differs from the policy's `toolRegistry` (or from the lease's request).", "Send the registered category."),
     "tool_not_registered": (A, "`tool_not_registered:<toolId>`: the policy has a `toolRegistry` and the tool is not in it.", "Register the tool in the policy, or request a registered one."),
     "intent_model_not_allowed": (A, "The model is not in `intentModelTiers` for the request's `intentClass`.", "Use a model of that intent's tier."),
     "intent_cost_exceeded": (A, "`estimatedCostCents` is above `intentMaxCostCents` for the intent.", "Lower the estimate, or use another intent."),
@@ -199,6 +201,8 @@ DENIAL_PATTERNS = [
     r'\brefuse\([^,]+,\s*"' + SNAKE + r'"',
     r'Some\(\(\s*"' + SNAKE + r'"',
     r'denied_reason\s*=\s*"' + SNAKE + r'"',
+    r'\brefuse\(\s*"' + SNAKE + r'"\)',
+    r'const AUDIT_DOWN: &str = "' + SNAKE + r'"',
 ]
 
 
@@ -217,7 +221,7 @@ def denial_reasons() -> dict[str, set[str]]:
             hits += re.findall(pat, text)
         # `let x_reason = if ... { Some("a") } else if ...;` and
         # `for (limit, ..., reason) in [(.., "a"), ...] {`
-        for m in re.finditer(r"let \w*reason\w* = if (.*?);\n", text, re.S):
+        for m in re.finditer(r"let (?:\w*reason\w*|message) = (?:if|match) (.*?);\n", text, re.S):
             hits += re.findall(r'Some\("' + SNAKE + r'"\)', m.group(1))
         for m in re.finditer(r"for \([^)]*reason[^)]*\) in \[(.*?)\]\s*\{", text, re.S):
             hits += re.findall(r'"' + SNAKE + r'"', m.group(1))
@@ -309,7 +313,8 @@ def render(problems: list[str]) -> str:
         "`deniedReason` is a reason code, or a code and a subject after a colon",
         "(`tool_not_registered:<toolId>`); the code is what the metrics count",
         "(`deniesByReason`) and what to match on. `Acquire` checks in the order of",
-        "[governor.md](governor.md) (13.3): the first failing check names the reason.",
+        "[governor.md](governor.md) (13.3): the first failing check names the reason. Approval and",
+        "policy commands refuse with the same codes, in their `message`.",
         "",
         "| reason code | returned by | meaning | what to do |",
         "|---|---|---|---|",
