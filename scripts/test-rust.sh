@@ -26,9 +26,9 @@ cargo test --features leasekit/postgres 2>&1 | tee "$out"
 # cargo test just built), and the check catches each kind of drift: one more counted test.
 docs_ok=0
 if python3 scripts/check-docs.py && python3 scripts/check-docs.py --self-test; then docs_ok=1; else status=1; fi
-# docs/errors.md is what scripts/gen-errors-doc.py writes from the code: one more.
+# docs/errors.md and docs/policy.md are what their generators write from the code: one more.
 errors_doc_ok=0
-if python3 scripts/gen-errors-doc.py --check; then errors_doc_ok=1; else status=1; fi
+if python3 scripts/gen-errors-doc.py --check && python3 scripts/gen-policy-doc.py --check; then errors_doc_ok=1; else status=1; fi
 # The fuzz targets (fuzz/, its own workspace) on their seed corpora and minimized crashes, as
 # plain tests on stable; sharing the root target dir reuses the leasekit build.
 cargo fmt --manifest-path fuzz/Cargo.toml -- --check || { echo "cargo fmt (fuzz): differences found"; status=1; }
