@@ -17,8 +17,8 @@ and inline code spans:
     `leasekit audit verify S`, a store keyword (`memory`, `:memory:`) or scheme (`sqlite:`,
     `postgres://`, ...) must be one that function's source in core recognises (the rest of what
     they take is a file path, so a keyword they do not know would silently become a file name).
-Also runs docs/quickstart.md's shell blocks in a temporary directory with the built CLI on
-PATH (section "quickstart" below). Standard library only.
+Also runs every ```sh block of docs/quickstart.md, in order, in an empty temporary directory with
+the built CLI first on PATH, and checks what they print (QUICKSTART_EXPECT). Standard library only.
 """
 
 from __future__ import annotations
@@ -463,6 +463,50 @@ def check_cli_stores(words: list[str], grammars: dict, cli: Path, cache: dict) -
     return problems
 
 
+# --- The quickstart ------------------------------------------------------------------------
+
+# What the quickstart's blocks must print (its ```text blocks show these).
+QUICKSTART_EXPECT = [
+    "1 file: 0 errors, 0 warnings",
+    "allow  fs.read /workspace/src/main.rs",
+    "deny   fs.read /workspace/../etc/passwd  (canonical: /etc/passwd)",
+    "deny   fs.write /workspace/src/main.rs",
+    "denied (exit status 1)",
+    "healthy",
+    "granted lease ",
+    '"classification": "recorded"',
+    '"deniedReason": "daily_budget_exceeded"',
+    "records verify",
+]
+
+
+def run_quickstart(root: Path, cli: Path) -> list[str]:
+    """Runs every ```sh block of docs/quickstart.md, in order, as one bash script in an empty
+    directory with `cli` first on PATH; a failing command fails it (set -e)."""
+    path = root / QUICKSTART
+    if not path.is_file():
+        return []
+    blocks = [s.text for s in snippets(path) if s.lang == "sh"]
+    if not blocks:
+        return [f"{QUICKSTART}: no ```sh block to run"]
+    script = "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + "\n".join(blocks) + "\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LEASEKIT_", "XDG_"))}
+        env["PATH"] = f"{cli.resolve().parent}:{env.get('PATH', '')}"
+        env["HOME"] = tmp
+        try:
+            r = subprocess.run(["bash", "-c", script], cwd=tmp, env=env, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            return [f"{QUICKSTART}: its commands did not finish in 120 s"]
+        out = r.stdout + r.stderr
+        if r.returncode != 0:
+            return [f"{QUICKSTART}: its commands failed (exit {r.returncode}):\n{out}"]
+        missing = [w for w in QUICKSTART_EXPECT if w not in out]
+        if missing:
+            return [f"{QUICKSTART}: the commands ran but did not print {missing}:\n{out}"]
+    return []
+
+
 # --- Self-test ------------------------------------------------------------------------------
 
 MUTATIONS = [
@@ -505,6 +549,17 @@ def self_test(cli: Path) -> int:
             else:
                 print(f"self-test: NOT caught: {what} (found: {found})")
                 failures += 1
+        # A quickstart command that fails when run.
+        (copy / "docs" / "mutated.md").unlink()
+        (copy / QUICKSTART).write_text("```sh\nleasekit policy lint no-such-policy.json\n```\n")
+        found = run_quickstart(copy, cli)
+        if any("its commands failed" in p for p in found):
+            print("self-test: caught a quickstart command that fails")
+        else:
+            print(f"self-test: NOT caught: a quickstart command that fails (found: {found})")
+            failures += 1
+        (copy / QUICKSTART).unlink()
+        (copy / "docs" / "mutated.md").write_text("")
         # And removing a target the README names is caught too.
         (copy / "docs" / "mutated.md").unlink()
         mk = (copy / "Makefile").read_text()
@@ -515,7 +570,7 @@ def self_test(cli: Path) -> int:
         else:
             print(f"self-test: NOT caught: a target removed from the Makefile (found: {found})")
             failures += 1
-    print(f"check-docs self-test: {len(MUTATIONS) + 1 - failures} of {len(MUTATIONS) + 1} mutations caught")
+    print(f"check-docs self-test: {len(MUTATIONS) + 2 - failures} of {len(MUTATIONS) + 2} mutations caught")
     return 1 if failures else 0
 
 
@@ -528,7 +583,7 @@ def main(argv: list[str]) -> int:
         return 1
     if "--self-test" in argv:
         return self_test(cli)
-    problems = check(ROOT, cli)
+    problems = check(ROOT, cli) + run_quickstart(ROOT, cli)
     for p in problems:
         print(p)
     n = len(doc_files(ROOT))
