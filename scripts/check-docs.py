@@ -16,7 +16,9 @@ and inline code spans:
     `Governor.open(S, ...)` in the bindings, `Governor::open(S, ...)` in Rust and
     `leasekit audit verify S`, a store keyword (`memory`, `:memory:`) or scheme (`sqlite:`,
     `postgres://`, ...) must be one that function's source in core recognises (the rest of what
-    they take is a file path, so a keyword they do not know would silently become a file name).
+    they take is a file path, so a keyword they do not know would silently become a file name);
+  - every repository file a code span names exists (`scripts/x.sh`, `core/tests/y.rs`), and
+    every LEASEKIT_* environment variable a document names is read by some code or script.
 Also runs every ```sh block of docs/quickstart.md, in order, in an empty temporary directory with
 the built CLI first on PATH, and checks what they print (QUICKSTART_EXPECT). Standard library only.
 """
@@ -246,6 +248,47 @@ def check_lone_flag(span: str, known: set[str]) -> list[str]:
     return [f"`{m.group(1)}`: no leasekit command has this flag"]
 
 
+# --- Repository paths and environment variables --------------------------------------------
+
+GENERATED_DIRS = ("target/", "dist/")
+
+
+def check_paths(root: Path, doc: Path, span: str) -> list[str]:
+    """Files a code span names (a word starting with a top-level directory of the repository
+    and ending in a file extension) exist, from the root or from the document's directory."""
+    tops = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")}
+    problems = []
+    for w in re.findall(r"[A-Za-z0-9_./-]+", span):
+        if w.startswith(GENERATED_DIRS) or "/" not in w or w.split("/")[0] not in tops:
+            continue
+        if not re.search(r"\.[a-z]{1,5}$", w) or re.search(r"-V[-.]", w):
+            continue  # a directory, a prefix or a release artifact's name pattern
+        if not (root / w).exists() and not (doc.parent / w).exists():
+            problems.append(f"`{w}`: no such file")
+    return problems
+
+
+def code_env_vars(root: Path) -> set[str]:
+    """Every LEASEKIT_* name the code, scripts and Makefile use."""
+    r = subprocess.run(
+        ["git", "grep", "-ohE", r"LEASEKIT_[A-Z0-9_]+", "--", ":!*.md", ":!scripts/check-docs.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    if r.returncode not in (0, 1):
+        raise SystemExit(f"check-docs: git grep failed: {r.stderr.strip()}")
+    return set(r.stdout.split())
+
+
+def check_env_vars(text: str, known: set[str]) -> list[str]:
+    """Every LEASEKIT_* variable a document names is read somewhere, except a name the reader
+    chooses (`env:NAME` of `--store`)."""
+    chosen = set(re.findall(r"env:(LEASEKIT_[A-Z0-9_]+)", text))
+    named = set(re.findall(r"\bLEASEKIT_[A-Z0-9_]+\b", text)) - chosen
+    return [f"`{v}`: no code reads this environment variable" for v in sorted(named - known)]
+
+
 # --- Makefiles ------------------------------------------------------------------------------
 
 
@@ -401,13 +444,16 @@ def check(root: Path, cli: Path) -> list[str]:
     tree = cli_tree(cli)
     grammars = store_grammars(root)
     known_flags = all_flags(tree) | hidden_flags(root)
+    env_vars = code_env_vars(ROOT)  # the code itself, also when the self-test checks a copy
     make_cache: dict = {}
     serve_cache: dict[str, bool] = {}
     problems = []
     for path in doc_files(root):
         rel = path.relative_to(root)
+        problems += [f"{rel}: {p}" for p in check_env_vars(path.read_text(), env_vars)]
         for sn in snippets(path):
             where = f"{rel}:{sn.line}"
+            problems += [f"{where}: {p}" for p in check_paths(ROOT, path, sn.text)]
             cwd = root
             for words in commands(sn):
                 words = strip_prefix_words(words)
@@ -513,6 +559,8 @@ MUTATIONS = [
     ("an unknown flag", "```sh\nleasekit check --no-such-flag --lease l.json fs.read /a\n```\n", "has no flag --no-such-flag"),
     ("an unknown flag of a nested command", "`leasekit gov approvals list --bogus`\n", "has no flag --bogus"),
     ("an unknown flag named alone", "The `--no-such-option` flag.\n", "no leasekit command has this flag"),
+    ("a file that does not exist", "See `scripts/no-such-script.sh`.\n", "no such file"),
+    ("an environment variable no code reads", "Set LEASEKIT_NO_SUCH_VAR=1.\n", "no code reads this environment variable"),
     ("an unknown subcommand", "```\nleasekit gov frobnicate\n```\n", "no such subcommand"),
     ("an unknown Makefile target", "Run `make no-such-target`.\n", "no such target"),
     ("an unknown target of another Makefile", "```\nmake -C examples/c nope\n```\n", "no such target in examples/c/Makefile"),
