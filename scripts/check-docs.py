@@ -5,7 +5,8 @@
     python3 scripts/check-docs.py --cli BIN    use another leasekit binary (default target/debug/leasekit)
     python3 scripts/check-docs.py --self-test  prove that each kind of drift is caught
 
-Scanned: README.md, docs/*.md, bindings-*/README.md, examples/**/README*. In fenced code blocks
+Scanned: README.md, docs/*.md, bindings-*/README.md, the READMEs of ffi/, cli/, conformance/,
+bench/ and fuzz/, examples/**/README*. In fenced code blocks
 and inline code spans:
   - every `make TARGET` (or `make -C DIR TARGET`) names a target of that Makefile, read from
     `make -pRrq` (the real make database, pattern and phony targets included);
@@ -44,6 +45,7 @@ def doc_files(root: Path) -> list[Path]:
     files = [root / "README.md"]
     files += sorted((root / "docs").glob("*.md"))
     files += sorted(root.glob("bindings-*/README.md"))
+    files += [root / d / "README.md" for d in ("ffi", "cli", "conformance", "bench", "fuzz")]
     files += sorted(p for p in (root / "examples").rglob("README*") if p.is_file())
     return [f for f in files if f.is_file()]
 
@@ -220,6 +222,7 @@ OTHER_PROGRAMS_FLAGS = {
     "--bench": "cargo",
     "--release": "cargo",
     "--restart": "bench/governor_bloat.py",
+    "--leak-check": "valgrind",
 }
 
 
