@@ -403,6 +403,9 @@ class StoreGrammar:
 
 def grammar_of(root: Path, name: str, file: str, signature: str) -> StoreGrammar:
     src = rust_function(root, file, signature)
+    if "StoreSpec::parse(" in src:  # reads store strings as the bindings do
+        spec = grammar_of(root, name, "core/src/governor/open.rs", "pub fn parse(text: &str)")
+        return StoreGrammar(name, spec.keywords, spec.schemes)
     keywords = set(re.findall(r'==\s*"([^"]+)"', src))
     schemes = set(re.findall(r'(?:starts_with|strip_prefix)\("([^"]+)"\)', src))
     return StoreGrammar(name, keywords, {s.lower() for s in schemes})
@@ -496,8 +499,8 @@ def check_cli_stores(words: list[str], grammars: dict, cli: Path, cache: dict) -
             if value is None:
                 continue
             for store in value.split("|"):
-                if store.startswith(("<", "$", "STORE")):
-                    continue
+                if store.startswith(("<", "$")) or re.fullmatch(r"[A-Z_]+", store):
+                    continue  # a placeholder (STORE, S, <url>, $URL)
                 if store not in cache:
                     cache[store] = serve_accepts(cli, store)
                 if not cache[store]:
