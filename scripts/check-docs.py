@@ -574,7 +574,7 @@ MUTATIONS = [
     ("a store the daemon refuses, in a table", "| `--store sqlite\\|mem` | x |\n", "--store mem`: the CLI refuses"),
     ("a store keyword audit verify takes for a path", "`leasekit audit verify memory`\n", "not a store it opens"),
     ("a store keyword the bindings do not know", "```python\ngov = Governor.open(\"sqlite\", {})\n```\n", "does not know the store 'sqlite'"),
-    ("a keyword Rust's Governor::open takes for a path", "```rust\nGovernor::open(\"memory\", p, o)?;\n```\n", "does not know the store 'memory'"),
+    ("a keyword Rust's Governor::open takes for a path", "```rust\nGovernor::open(\"sqlite\", p, o)?;\n```\n", "does not know the store 'sqlite'"),
 ]
 
 
