@@ -18,6 +18,7 @@ and inline code spans:
     `leasekit audit verify S`, a store keyword (`memory`, `:memory:`) or scheme (`sqlite:`,
     `postgres://`, ...) must be one that function's source in core recognises (the rest of what
     they take is a file path, so a keyword they do not know would silently become a file name);
+  - `leasekit gov call COMMAND` names one of the governor's commands;
   - every repository file a code span names exists (`scripts/x.sh`, `core/tests/y.rs`), and
     every LEASEKIT_* environment variable a document names is read by some code or script.
 Also runs every ```sh block of docs/quickstart.md, in order, in an empty temporary directory with
@@ -188,13 +189,26 @@ def cli_tree(cli: Path, path: list[str] | None = None) -> CliNode:
     return node
 
 
-def check_cli_command(tree: CliNode, words: list[str]) -> list[str]:
+def governor_commands(root: Path) -> set[str]:
+    """The governor's command names (core's `Command::ALL`, held equal to this file by a test)."""
+    import json
+
+    table = json.loads((root / "conformance" / "governor-commands.json").read_text())
+    return {c["command"] for c in table["commands"]}
+
+
+def check_cli_command(tree: CliNode, words: list[str], commands: set[str] | None = None) -> list[str]:
     node, i = tree, 1
     while i < len(words) and words[i] in node.subcommands:
         node = node.subcommands[words[i]]
         i += 1
     shown = " ".join(["leasekit", *node.path])
     problems = []
+    # `leasekit gov call COMMAND ...`: COMMAND is one of the governor's.
+    if commands and node.path == ["gov", "call"]:
+        named = [w for w in words[i:] if not w.startswith("-")][:1]
+        if named and re.fullmatch(r"[A-Z][A-Za-z]+", named[0]) and named[0] not in commands:
+            problems.append(f"`leasekit gov call {named[0]}`: the governor has no such command")
     if node.needs_subcommand and i < len(words):
         w = words[i].strip("[]{}")
         if re.fullmatch(r"[a-z][a-z-]*", w):
@@ -450,6 +464,7 @@ def check(root: Path, cli: Path) -> list[str]:
     tree = cli_tree(cli)
     grammars = store_grammars(root)
     known_flags = all_flags(tree) | hidden_flags(root)
+    gov_commands = governor_commands(ROOT)
     env_vars = code_env_vars(ROOT)  # the code itself, also when the self-test checks a copy
     make_cache: dict = {}
     serve_cache: dict[str, bool] = {}
@@ -471,7 +486,7 @@ def check(root: Path, cli: Path) -> list[str]:
                 if words[0] == "make":
                     problems += [f"{where}: {p}" for p in check_make_command(root, words, cwd, make_cache)]
                 elif re.fullmatch(r"(?:\S*/(?:target/\w+|bin)/|\./)?leasekit", words[0]):
-                    problems += [f"{where}: {p}" for p in check_cli_command(tree, words)]
+                    problems += [f"{where}: {p}" for p in check_cli_command(tree, words, gov_commands)]
                     problems += [f"{where}: {p}" for p in check_cli_stores(words, grammars, cli, serve_cache)]
             if sn.lang == "":
                 problems += [f"{where}: {p}" for p in check_lone_flag(sn.text, known_flags)]
@@ -567,6 +582,7 @@ MUTATIONS = [
     ("an unknown flag named alone", "The `--no-such-option` flag.\n", "no leasekit command has this flag"),
     ("a file that does not exist", "See `scripts/no-such-script.sh`.\n", "no such file"),
     ("an environment variable no code reads", "Set LEASEKIT_NO_SUCH_VAR=1.\n", "no code reads this environment variable"),
+    ("an unknown governor command", "```sh\nleasekit gov call AcquireLease '{}'\n```\n", "the governor has no such command"),
     ("an unknown subcommand", "```\nleasekit gov frobnicate\n```\n", "no such subcommand"),
     ("an unknown Makefile target", "Run `make no-such-target`.\n", "no such target"),
     ("an unknown target of another Makefile", "```\nmake -C examples/c nope\n```\n", "no such target in examples/c/Makefile"),
