@@ -75,7 +75,7 @@ DENIALS = {
     "invalid_requested_lease": (A, "`requestedLease` is not a valid ARCP lease.", "Send a valid lease (`leasekit lint --lease FILE` finds the problem)."),
     "approval_queue_full": ("RequestApproval (`message`)", "`maxPendingApprovals` approvals are pending, or this requester has 100 pending.", "Have reviewers decide pending approvals, or wait for them to expire."),
     "self_review_not_allowed": ("ReviewApproval (`message`)", "The reviewer is the approval's requester (by name or by uid).", "Have someone else review it."),
-    "approval_required": (f"{A}, {T}", "The tool category (or a risk flag) needs an approval, and the request carries no valid approval token for this actor, workspace and tool.", "Request an approval (`RequestApproval`), have a reviewer grant it, and send its token as `approvalToken`."),
+    "approval_required": (f"{A}, {T}", "A requested tool's category is in `approvalRequiredToolCategories`, and the request carries no valid approval token for this actor, workspace and tool.", "Request an approval (`RequestApproval`), have a reviewer grant it, and send its token as `approvalToken`."),
     "audit_unavailable": (f"{A}, {T}, approvals and policy commands (`message`)", "The audit chain cannot be written, so nothing is granted (fail closed).", "Retry after `retryAfterMs`; fix the store (disk, database) the daemon's log names."),
     "identity_not_bound": (A, "With `uidBindings` in the policy, the caller's uid may not name this org, workspace or actor.", "Name only ids bound to your uid, or have the operator bind them."),
     "service_account_unauthorized": (A, "The service-account token is unknown or not valid for this org and workspace.", "Send the right token for the org and workspace."),
