@@ -4,6 +4,9 @@
     python3 scripts/check-docs.py              check the docs; exit 1 on any drift
     python3 scripts/check-docs.py --cli BIN    use another leasekit binary (default target/debug/leasekit)
     python3 scripts/check-docs.py --self-test  prove that each kind of drift is caught
+    python3 scripts/check-docs.py --quickstart-only [--python PY]
+                                               run docs/quickstart.md only; with PY (importing the
+                                               leasekit binding) its ```python blocks too
 
 Scanned: README.md, docs/*.md, bindings-*/README.md, the READMEs of ffi/, cli/, conformance/,
 bench/ and fuzz/, examples/**/README*. In fenced code blocks
@@ -547,9 +550,10 @@ QUICKSTART_EXPECT = [
 ]
 
 
-def run_quickstart(root: Path, cli: Path) -> list[str]:
+def run_quickstart(root: Path, cli: Path, python: str | None = None) -> list[str]:
     """Runs every ```sh block of docs/quickstart.md, in order, as one bash script in an empty
-    directory with `cli` first on PATH; a failing command fails it (set -e)."""
+    directory with `cli` first on PATH; a failing command fails it (set -e). With `python` (an
+    interpreter that imports the leasekit binding), then every ```python block there too."""
     path = root / QUICKSTART
     if not path.is_file():
         return []
@@ -571,6 +575,13 @@ def run_quickstart(root: Path, cli: Path) -> list[str]:
         missing = [w for w in QUICKSTART_EXPECT if w not in out]
         if missing:
             return [f"{QUICKSTART}: the commands ran but did not print {missing}:\n{out}"]
+        if python:
+            for sn in snippets(path):
+                if sn.lang != "python":
+                    continue
+                r = subprocess.run([python, "-c", sn.text], cwd=tmp, env=env, capture_output=True, text=True, timeout=120)
+                if r.returncode != 0:
+                    return [f"{QUICKSTART}:{sn.line}: the Python block failed:\n{r.stdout}{r.stderr}"]
     return []
 
 
@@ -653,6 +664,14 @@ def main(argv: list[str]) -> int:
         return 1
     if "--self-test" in argv:
         return self_test(cli)
+    if "--quickstart-only" in argv:
+        python = argv[argv.index("--python") + 1] if "--python" in argv else None
+        problems = run_quickstart(ROOT, cli, python)
+        for p in problems:
+            print(p)
+        if not problems:
+            print(f"check-docs: {QUICKSTART} runs as written" + (" (Python blocks included)" if python else ""))
+        return 1 if problems else 0
     problems = check(ROOT, cli) + run_quickstart(ROOT, cli)
     for p in problems:
         print(p)
