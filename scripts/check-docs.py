@@ -303,9 +303,8 @@ def code_env_vars(root: Path) -> set[str]:
 
 def check_env_vars(text: str, known: set[str]) -> list[str]:
     """Every LEASEKIT_* variable a document names is read somewhere, except a name the reader
-    chooses (`env:NAME` of `--store`)."""
-    chosen = set(re.findall(r"env:(LEASEKIT_[A-Z0-9_]+)", text))
-    named = set(re.findall(r"\bLEASEKIT_[A-Z0-9_]+\b", text)) - chosen
+    chooses (`env:NAME` of `--store`, in any document: `known` holds those too)."""
+    named = set(re.findall(r"\bLEASEKIT_[A-Z0-9_]+\b", text))
     return [f"`{v}`: no code reads this environment variable" for v in sorted(named - known)]
 
 
@@ -469,6 +468,8 @@ def check(root: Path, cli: Path) -> list[str]:
     known_flags = all_flags(tree) | hidden_flags(root)
     gov_commands = governor_commands(ROOT)
     env_vars = code_env_vars(ROOT)  # the code itself, also when the self-test checks a copy
+    for path in doc_files(root):  # and the names readers choose for `--store env:NAME`
+        env_vars |= set(re.findall(r"env:(LEASEKIT_[A-Z0-9_]+)", path.read_text()))
     make_cache: dict = {}
     serve_cache: dict[str, bool] = {}
     problems = []
