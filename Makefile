@@ -58,7 +58,7 @@ conformance-node:
 conformance-jvm:
 	bash scripts/conformance-jvm.sh
 
-# The Rust runner with every governor vector on a throwaway PostgreSQL store (issue 16).
+# The Rust runner with every governor vector on a throwaway PostgreSQL store.
 conformance-rust-postgres: vectors-check
 	bash scripts/ensure-postgres.sh
 	LEASEKIT_GOV_STORE=postgres cargo test -p leasekit --features postgres --test conformance conformance_vectors -- --nocapture

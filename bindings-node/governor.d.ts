@@ -156,7 +156,8 @@ export interface GovernorMethods {
   /** `VerifyAudit`: verifies the store's audit chain (or the given `records`): `ok`, `records`,
    * `firstBadLine` (admin uids behind the daemon). */
   verifyAudit(request?: GovernorRequest | string | null): GovernorResponse
-  /** `RollbackPolicy`: returns to the previous policy. */
+  /** `RollbackPolicy`: re-activates an earlier activated policy by its `version` (an unknown
+   * version is `activated: false`). */
   rollbackPolicy(request?: GovernorRequest | string | null): GovernorResponse
   // END generated
 }

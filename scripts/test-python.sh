@@ -36,6 +36,8 @@ fail=$((fail + errs))
 if python3 "$root/scripts/gen-error-tables.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 # So are the typed governor methods (scripts/gen-governor-methods.py): one more test.
 if python3 "$root/scripts/gen-governor-methods.py" --check; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
+# docs/quickstart.md runs as written, its Python blocks included, with this binding: one more.
+if python3 "$root/scripts/check-docs.py" --quickstart-only --python "$venv/bin/python"; then pass=$((pass + 1)); else fail=$((fail + 1)); status=1; fi
 # The ARCP Python SDK's own suite, as shipped and switched to leasekit (scripts/test-arcp-sdk.sh).
 sdk_out=$(bash "$root/scripts/test-arcp-sdk.sh" 2>&1)
 sdk_rc=$?

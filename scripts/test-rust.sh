@@ -22,6 +22,13 @@ cargo clippy --workspace --all-targets --features leasekit/postgres -q -- -D war
 out=$(mktemp)
 cargo test --features leasekit/postgres 2>&1 | tee "$out"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+# The docs name only CLI flags, Makefile targets and stores that exist (read from the CLI that
+# cargo test just built), and the check catches each kind of drift: one more counted test.
+docs_ok=0
+if python3 scripts/check-docs.py && python3 scripts/check-docs.py --self-test; then docs_ok=1; else status=1; fi
+# docs/errors.md and docs/policy.md are what their generators write from the code: one more.
+errors_doc_ok=0
+if python3 scripts/gen-errors-doc.py --check && python3 scripts/gen-policy-doc.py --check; then errors_doc_ok=1; else status=1; fi
 # The fuzz targets (fuzz/, its own workspace) on their seed corpora and minimized crashes, as
 # plain tests on stable; sharing the root target dir reuses the leasekit build.
 cargo fmt --manifest-path fuzz/Cargo.toml -- --check || { echo "cargo fmt (fuzz): differences found"; status=1; }
@@ -33,6 +40,8 @@ pass=${pass:-0}; fail=${fail:-0}
 if [ "$vectors_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 if [ "$plan_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 if [ "$versions_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+if [ "$docs_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+if [ "$errors_doc_ok" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 [ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 echo "rust: $pass passed, $fail failed"
 exit $status

@@ -153,7 +153,8 @@ class GovernorMethods:
         return self._core.call("VerifyAudit", _payload(request, fields))
 
     def rollback_policy(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
-        """``RollbackPolicy``: returns to the previous policy."""
+        """``RollbackPolicy``: re-activates an earlier activated policy by its ``version`` (an
+        unknown version is ``activated: false``)."""
         return self._core.call("RollbackPolicy", _payload(request, fields))
     # END generated
 

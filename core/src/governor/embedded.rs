@@ -369,9 +369,9 @@ impl Governor {
         )
     }
 
-    /// A governor on the store `location` names ([`super::store::open_location`]:
-    /// `postgres://...` for a fleet on PostgreSQL, `:memory:`, or a SQLite file path), system
-    /// clock, random ids.
+    /// A governor on the store `location` names ([`super::store::open_location`], the
+    /// bindings' store strings: `memory`, `sqlite:PATH` or a SQLite file path, `postgres://...`
+    /// for a fleet on PostgreSQL), system clock, random ids.
     pub fn open(
         location: &str,
         policy: Policy,

@@ -24,24 +24,23 @@ pub use memory::MemoryStore;
 pub use postgres::{PgAuditSnapshot, PostgresStore};
 pub use sqlite::{SqliteAuditSnapshot, SqliteStore, Synchronous};
 
-/// Opens the store a location names: `postgres://...` or `postgresql://...` (a PostgreSQL
-/// database shared by a fleet; feature `postgres`), `:memory:`, or else a SQLite file path.
+/// Opens the store a location names, read as every binding's `Governor.open` reads it
+/// ([`crate::governor::open::StoreSpec::parse`]): `memory` or `:memory:`, `sqlite:PATH` or a
+/// SQLite file path, `postgres://...` or `postgresql://...` (a PostgreSQL database shared by a
+/// fleet; feature `postgres`). An empty location is refused.
 pub fn open_location(location: &str) -> crate::Result<std::sync::Arc<dyn Store>> {
-    let lower = location.get(..13).unwrap_or(location).to_ascii_lowercase();
-    let is_pg = lower.starts_with("postgres://") || lower.starts_with("postgresql://");
-    if is_pg {
+    use crate::governor::open::StoreSpec;
+    match StoreSpec::parse(location)? {
+        StoreSpec::Memory => Ok(std::sync::Arc::new(MemoryStore::new())),
+        StoreSpec::Sqlite(path) => Ok(std::sync::Arc::new(SqliteStore::open(path)?)),
         #[cfg(feature = "postgres")]
-        return Ok(std::sync::Arc::new(PostgresStore::open(location)?));
+        StoreSpec::Postgres(url) => Ok(std::sync::Arc::new(PostgresStore::open(&url)?)),
         #[cfg(not(feature = "postgres"))]
-        return Err(crate::Error::new(
+        StoreSpec::Postgres(_) => Err(crate::Error::new(
             crate::ErrorCode::InvalidRequest,
             "this leasekit was built without PostgreSQL support (feature `postgres`)",
-        ));
+        )),
     }
-    if location == ":memory:" {
-        return Ok(std::sync::Arc::new(MemoryStore::new()));
-    }
-    Ok(std::sync::Arc::new(SqliteStore::open(location)?))
 }
 
 /// A read-only [`AuditSnapshot`] of the store a location names, and the location as shown

@@ -441,7 +441,8 @@ public interface GovernorApi extends AutoCloseable {
   }
 
   /**
-   * {@code RollbackPolicy}: returns to the previous policy.
+   * {@code RollbackPolicy}: re-activates an earlier activated policy by its {@code version} (an
+   * unknown version is {@code activated: false}).
    *
    * @param request the request in protocol field names
    * @return the response payload
