@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # MCP guard: `leasekit mcp-guard` in front of the real @modelcontextprotocol/server-filesystem,
 # driven by the real Python `mcp` SDK client and the real MCP TypeScript SDK client, with a real
-# `leasekit serve` as governor. Installs its pinned parts into target/ (npm ci from
+# `leasekit serve` as governor; and the Python library (leasekit.mcp) wrapping the SDK client in front of the same server. Installs its pinned parts into target/ (npm ci from
 # cli/tests/mcp/package-lock.json into target/mcp-tools; a venv with mcp and pytest in
-# target/mcp-venv), builds the CLI, runs the tests and the quick start of docs/mcp.md.
+# target/mcp-venv), builds the CLI and the Python binding, runs the tests and the quick start of docs/mcp.md.
 # Last line: "mcp: N passed, N failed".
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,6 +21,10 @@ fi
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || fail_summary
 "$venv/bin/pip" install -q mcp==2.3.0 pytest==8.3.4 || fail_summary
 cargo build -q -p leasekit-cli || fail_summary
+# The Python and Node libraries (leasekit.mcp, leasekit/mcp), built as scripts/test-python.sh and
+# scripts/test-node.sh build them (one release tree, target/release, shared with them).
+export CARGO_TARGET_DIR="$root/target"
+"$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings-python || fail_summary
 
 export LEASEKIT_BIN="$root/target/debug/leasekit" MCP_TOOLS="$tools"
 export MCP_FS_SERVER="$tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
