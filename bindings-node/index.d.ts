@@ -399,6 +399,28 @@ export declare class LeaseGuard {
 }
 
 /**
+ * The MCP guard behind `leasekit/mcp` (core's `ClientGuard`): JSON text in and out; the
+ * wrapper in `mcp.js` parses it. Not exported by the package's main entry.
+ */
+export declare class McpGuardCore {
+  /** A guard from its configuration document (JSON text; see `McpGuard` in `mcp.d.ts`). */
+  constructor(configJson: string)
+  /** The server name calls are checked against (`mcp:<server>.<tool>`). */
+  get server(): string
+  /** The decision on one `tools/call` (its params as JSON text), as JSON text. */
+  decideCall(paramsJson: string): string
+  /**
+   * Reports the end of an allowed call (`success`, `toolError`, `error`, `cancelled`);
+   * the log lines as JSON text.
+   */
+  finishCall(callId: number, outcome: string): string
+  /** A `tools/list` result (JSON text) filtered to the allowed tools, as JSON text. */
+  filterTools(resultJson: string): string
+  /** The decision on one `resources/read` URI, as JSON text. */
+  decideResource(uri: string): string
+}
+
+/**
  * The canonical form of `target` for `capability` (SEMANTICS section 5).
  * Throws `InvalidRequestError` for an invalid target or capability.
  */

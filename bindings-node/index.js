@@ -176,6 +176,10 @@ require('./governor.js')(native, { wrapClass, convertError, rethrow })
 const Governor = factoryClass(native.Governor, 'open')
 const GovernorClient = factoryClass(native.GovernorClient, 'connect')
 
+// The MCP guard's native class: its methods throw LeaseErrors; `leasekit/mcp` (mcp.js) uses it,
+// this entry point does not export it.
+wrapClass(native.McpGuardCore)
+
 const NativeLeaseGuard = native.LeaseGuard
 const LeaseGuard = wrapClass(NativeLeaseGuard)
 const CompiledLease = wrapClass(native.CompiledLease)
@@ -239,7 +243,7 @@ function keyOf(guard) {
 
 const api = {}
 for (const [name, value] of Object.entries(native)) {
-  if (['LeaseGuard', 'CompiledLease', 'Agentfile', 'Governor', 'GovernorClient'].includes(name)) continue // wrapped above
+  if (['LeaseGuard', 'CompiledLease', 'Agentfile', 'Governor', 'GovernorClient', 'McpGuardCore'].includes(name)) continue // wrapped above
   if (typeof value === 'function' && name.startsWith('__')) continue // internal (fast path)
   api[name] = typeof value === 'function' ? wrap(value) : value
 }

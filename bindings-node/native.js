@@ -840,6 +840,7 @@ module.exports.CompiledLease = nativeBinding.CompiledLease
 module.exports.Governor = nativeBinding.Governor
 module.exports.GovernorClient = nativeBinding.GovernorClient
 module.exports.LeaseGuard = nativeBinding.LeaseGuard
+module.exports.McpGuardCore = nativeBinding.McpGuardCore
 module.exports.canonicalizeTarget = nativeBinding.canonicalizeTarget
 module.exports.checkAgentfile = nativeBinding.checkAgentfile
 module.exports.checkBudgetRemaining = nativeBinding.checkBudgetRemaining

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # MCP guard: `leasekit mcp-guard` in front of the real @modelcontextprotocol/server-filesystem,
 # driven by the real Python `mcp` SDK client and the real MCP TypeScript SDK client, with a real
-# `leasekit serve` as governor. Installs its pinned parts into target/ (npm ci from
-# cli/tests/mcp/package-lock.json into target/mcp-tools; a venv with mcp and pytest in
-# target/mcp-venv), builds the CLI, runs the tests and the quick start of docs/mcp.md.
+# `leasekit serve` as governor; and the Python and Node libraries (leasekit.mcp, leasekit/mcp)
+# wrapping those SDK clients in front of the same server. Installs its pinned parts into target/
+# (npm ci from cli/tests/mcp/package-lock.json into target/mcp-tools; a venv with mcp and pytest
+# in target/mcp-venv), builds the CLI and both bindings, runs the tests and the quick start of
+# docs/mcp.md.
 # Last line: "mcp: N passed, N failed".
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,6 +28,13 @@ if [ -z "${LEASEKIT_BIN:-}" ]; then
   cargo build -q -p leasekit-cli || fail_summary
   LEASEKIT_BIN="$root/target/debug/leasekit"
 fi
+# The Python and Node libraries (leasekit.mcp, leasekit/mcp), built as scripts/test-python.sh and
+# scripts/test-node.sh build them (one release tree, target/release, shared with them).
+export CARGO_TARGET_DIR="$root/target"
+"$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings-python || fail_summary
+(cd bindings-node && npm ci --no-audit --no-fund --loglevel=error \
+  && CARGO="$root/scripts/napi-cargo.sh" npm run --silent build) || fail_summary
+
 export LEASEKIT_BIN MCP_TOOLS="$tools"
 export MCP_FS_SERVER="$tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 pass=0 fail=0 status=0
@@ -36,7 +45,7 @@ summary=$(grep -E '(passed|failed|errors?|no tests ran).* in [0-9.]+s' "$out" | 
 num() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
 pass=$((pass + $(num passed))); fail=$((fail + $(num failed) + $(num 'errors?')))
 
-node --test cli/tests/mcp/guard_node_client.test.mjs 2>&1 | tee "$out"
+node --test cli/tests/mcp/*.test.mjs 2>&1 | tee "$out"
 [ "${PIPESTATUS[0]}" -ne 0 ] && status=1
 pass=$((pass + $(grep -E '^# pass ' "$out" | grep -oE '[0-9]+' || echo 0)))
 fail=$((fail + $(grep -E '^# fail ' "$out" | grep -oE '[0-9]+' || echo 1)))

@@ -215,3 +215,65 @@ impl LeaseGuard {
         run(|| Ok(self.inner.expires_at().map(|t| t.to_rfc3339())))
     }
 }
+
+/// The MCP guard behind `leasekit/mcp` (core's `ClientGuard`): JSON text in and out; the
+/// wrapper in `mcp.js` parses it. Not exported by the package's main entry.
+#[napi]
+pub struct McpGuardCore {
+    inner: leasekit::mcp::ClientGuard,
+}
+
+#[napi]
+impl McpGuardCore {
+    /// A guard from its configuration document (JSON text; see `McpGuard` in `mcp.d.ts`).
+    #[napi(constructor)]
+    pub fn new(#[napi(ts_arg_type = "string")] config_json: Text) -> Result<Self> {
+        run(|| {
+            let inner = leasekit::mcp::ClientGuard::from_json(&config_json)?;
+            Ok(McpGuardCore { inner })
+        })
+    }
+
+    /// The server name calls are checked against (`mcp:<server>.<tool>`).
+    #[napi(getter)]
+    pub fn server(&self) -> String {
+        self.inner.server()
+    }
+
+    /// The decision on one `tools/call` (its params as JSON text), as JSON text.
+    #[napi]
+    pub fn decide_call(&self, #[napi(ts_arg_type = "string")] params_json: Text) -> Result<String> {
+        run(|| Ok(self.inner.decide_call(&params_json)))
+    }
+
+    /// Reports the end of an allowed call (`success`, `toolError`, `error`, `cancelled`);
+    /// the log lines as JSON text.
+    #[napi]
+    pub fn finish_call(
+        &self,
+        call_id: i64,
+        #[napi(ts_arg_type = "string")] outcome: Text,
+    ) -> Result<String> {
+        run(|| {
+            let id = u64::try_from(call_id)
+                .map_err(|_| leasekit::Error::invalid("callId must not be negative"))?;
+            let outcome = leasekit::mcp::CallOutcome::parse(&outcome)?;
+            Ok(self.inner.finish_call(id, outcome))
+        })
+    }
+
+    /// A `tools/list` result (JSON text) filtered to the allowed tools, as JSON text.
+    #[napi]
+    pub fn filter_tools(
+        &self,
+        #[napi(ts_arg_type = "string")] result_json: Text,
+    ) -> Result<String> {
+        run(|| self.inner.filter_tools(&result_json))
+    }
+
+    /// The decision on one `resources/read` URI, as JSON text.
+    #[napi]
+    pub fn decide_resource(&self, #[napi(ts_arg_type = "string")] uri: Text) -> Result<String> {
+        run(|| Ok(self.inner.decide_resource(&uri)))
+    }
+}

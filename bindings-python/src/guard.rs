@@ -249,3 +249,76 @@ impl PyMetric {
         ))
     }
 }
+
+/// The native MCP guard behind `leasekit.mcp` (core's `ClientGuard`): JSON text in, Python
+/// data out. Every decision runs with the interpreter lock released (a configured governor is
+/// a socket round trip).
+#[pyclass(name = "McpGuardCore", module = "leasekit._native", frozen)]
+pub struct PyMcpGuardCore {
+    inner: std::sync::Arc<leasekit::mcp::ClientGuard>,
+}
+
+#[pymethods]
+impl PyMcpGuardCore {
+    /// McpGuardCore(config_json): see `leasekit.mcp.McpGuard`.
+    #[new]
+    fn new(py: Python<'_>, config_json: &Bound<'_, PyString>) -> PyResult<Self> {
+        let config = str_of(config_json, "config")?.to_owned();
+        let inner = detached(py, || leasekit::mcp::ClientGuard::from_json(&config))?;
+        Ok(PyMcpGuardCore {
+            inner: std::sync::Arc::new(inner),
+        })
+    }
+
+    /// The server name calls are checked against (`mcp:<server>.<tool>`).
+    #[getter]
+    fn server(&self) -> String {
+        self.inner.server()
+    }
+
+    /// decide_call(params_json) -> dict: the decision on one `tools/call`.
+    fn decide_call<'py>(
+        &self,
+        py: Python<'py>,
+        params_json: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = str_of(params_json, "params")?.to_owned();
+        let g = self.inner.clone();
+        let out = detached(py, move || Ok(g.decide_call(&params)))?;
+        crate::convert::answer(py, &out)
+    }
+
+    /// finish_call(call_id, outcome) -> list of log lines: `success`, `toolError`, `error`
+    /// or `cancelled`.
+    fn finish_call<'py>(
+        &self,
+        py: Python<'py>,
+        call_id: u64,
+        outcome: Text<'_>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let outcome = attached(py, || leasekit::mcp::CallOutcome::parse(&outcome))?;
+        let g = self.inner.clone();
+        let out = detached(py, move || Ok(g.finish_call(call_id, outcome)))?;
+        crate::convert::answer(py, &out)
+    }
+
+    /// filter_tools(result_json) -> dict: a `tools/list` result filtered to the allowed tools.
+    fn filter_tools<'py>(
+        &self,
+        py: Python<'py>,
+        result_json: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let result = str_of(result_json, "result")?.to_owned();
+        let g = self.inner.clone();
+        let out = detached(py, move || g.filter_tools(&result))?;
+        crate::convert::answer(py, &out)
+    }
+
+    /// decide_resource(uri) -> dict: the decision on one `resources/read`.
+    fn decide_resource<'py>(&self, py: Python<'py>, uri: Text<'_>) -> PyResult<Bound<'py, PyAny>> {
+        let uri = (*uri).to_owned();
+        let g = self.inner.clone();
+        let out = detached(py, move || Ok(g.decide_resource(&uri)))?;
+        crate::convert::answer(py, &out)
+    }
+}

@@ -43,7 +43,7 @@ mod _native {
     #[pymodule_export]
     use crate::governor::{PyGovernorCore, decode_frame};
     #[pymodule_export]
-    use crate::guard::{PyLeaseGuard, PyMetric};
+    use crate::guard::{PyLeaseGuard, PyMcpGuardCore, PyMetric};
     #[pymodule_export]
     use crate::lease::{
         PyLease, check_lease_subset, is_lease_subset, lint_lease, validate_lease_shape,

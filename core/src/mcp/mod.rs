@@ -29,6 +29,7 @@
 pub mod argmap;
 pub mod audit_log;
 pub mod decide;
+pub mod facade;
 pub mod governor;
 pub mod jsonrpc;
 pub mod session;
@@ -38,6 +39,7 @@ mod tests;
 pub use argmap::{ArgMap, ArgRule};
 pub use audit_log::AuditLog;
 pub use decide::{Allowed, Refusal, resolve_real_path, valid_tool_name};
+pub use facade::{CallOutcome, ClientGuard};
 pub use governor::{CallGovernor, CallIdentity, GovernorBackend};
 pub use session::{MAX_PENDING, Output, Session};
 
