@@ -57,15 +57,17 @@ fn a_locked_store_answers_store_unavailable_and_the_daemon_recovers_whole() {
     let pfile = dir.join("policy.json");
     std::fs::write(
         &pfile,
-        json!({"policyVersion": "v1", "maxInFlight": 2, "leaseTtlMs": 1000}).to_string(),
+        json!({"policyVersion": "v1", "maxInFlight": 2, "leaseTtlMs": 4000}).to_string(),
     )
     .unwrap();
     let mut d = Daemon::start_in(&dir, vec!["--policy".into(), pfile.display().to_string()]);
     let c = patient(&d);
     let a = c.acquire(acq("ka")).unwrap();
     assert!(a.granted);
-    // Lease A expires: the next command's sweep settles it (a change to commit).
-    std::thread::sleep(Duration::from_millis(1200));
+    // Lease A expires: the next command's sweep settles it (a change to commit). The leases
+    // live 4 s so that B and C, taken below, outlive the checks that follow them even on a
+    // loaded machine (with 1 s, B expired before the cap was checked under load).
+    std::thread::sleep(Duration::from_millis(4200));
     let mut lock = rusqlite::Connection::open(d.state.join("governor.db")).unwrap();
     let tx = lock
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
