@@ -18,6 +18,7 @@ pub mod governor_service;
 pub mod limits;
 pub mod listener;
 pub mod lock;
+pub mod logging;
 pub mod server;
 pub mod service;
 

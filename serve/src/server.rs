@@ -108,28 +108,26 @@ pub fn run(
                 .map_err(|e| format!("cannot serve the inherited socket: {e}"))?,
             None => listener::bind(&config.socket, config.socket_mode)?,
         };
+        let socket = config.socket.display().to_string();
+        let state = config.state_dir.display().to_string();
+        let pid = std::process::id();
         if config.inherited_socket {
-            eprintln!(
-                "leasekit serve: serving the socket passed by the service manager, {} (pid {}, \
-                 state {}, fd limit {fd_limit})",
-                config.socket.display(),
-                std::process::id(),
-                config.state_dir.display()
+            tracing::info!(
+                socket,
+                pid,
+                state,
+                fd_limit,
+                "serving the socket passed by the service manager"
             );
         } else {
-            eprintln!(
-                "leasekit serve: listening on {} (pid {}, mode {:o}, state {}, fd limit {fd_limit})",
-                config.socket.display(),
-                std::process::id(),
-                config.socket_mode,
-                config.state_dir.display()
-            );
+            let mode = format!("{:o}", config.socket_mode);
+            tracing::info!(socket, pid, mode, state, fd_limit, "listening on {socket}");
         }
         // The store is open and the socket takes connections: tell a Type=notify service
         // manager. A failed notification is logged, not fatal (the manager's start timeout
         // decides).
         if let Err(e) = activation::notify("READY=1\nSTATUS=serving\n") {
-            eprintln!("leasekit serve: cannot notify the service manager (NOTIFY_SOCKET): {e}");
+            tracing::warn!(error = %e, "cannot notify the service manager (NOTIFY_SOCKET)");
         }
         serve_until(listener, config, service, shutdown_signal()).await
     })
@@ -148,8 +146,8 @@ async fn shutdown_signal() {
         return;
     };
     tokio::select! {
-        _ = term.recv() => eprintln!("leasekit serve: SIGTERM, shutting down"),
-        _ = int.recv() => eprintln!("leasekit serve: SIGINT, shutting down"),
+        _ = term.recv() => tracing::info!(signal = "SIGTERM", "shutting down"),
+        _ = int.recv() => tracing::info!(signal = "SIGINT", "shutting down"),
     }
 }
 
@@ -182,7 +180,7 @@ pub async fn serve_until(
                     Ok((s, _)) => s,
                     Err(e) => {
                         // EMFILE and friends: back off briefly instead of spinning.
-                        eprintln!("leasekit serve: accept failed: {e}");
+                        tracing::warn!(error = %e, "accept failed");
                         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                         continue;
                     }
@@ -194,9 +192,13 @@ pub async fn serve_until(
                         pid: c.pid(),
                     },
                     // No credentials, no service: identity decides what a peer may do (13.14).
-                    Err(_) => continue,
+                    Err(e) => {
+                        tracing::warn!(reason = "no_peer_credentials", error = %e, "connection refused");
+                        continue;
+                    }
                 };
                 let Ok(permit) = slots.clone().try_acquire_owned() else {
+                    tracing::warn!(uid = peer.uid, reason = "max_connections", "connection refused");
                     refuse(stream, &service.frame_error(&format!(
                         "too many connections (limit {}, --max-connections); retry later",
                         config.max_connections
@@ -204,6 +206,9 @@ pub async fn serve_until(
                     continue;
                 };
                 let Some(slot) = per_uid.try_take(peer.uid) else {
+                    tracing::warn!(
+                        uid = peer.uid, reason = "max_connections_per_uid", "connection refused"
+                    );
                     refuse(stream, &service.frame_error(&format!(
                         "too many connections from uid {} (limit {} per uid, \
                          --max-connections-per-uid); close some and retry",
@@ -233,16 +238,16 @@ pub async fn serve_until(
         .await
         .is_err()
     {
-        eprintln!(
-            "leasekit serve: some commands did not finish within {} s",
-            config.shutdown_grace.as_secs()
+        tracing::warn!(
+            grace_secs = config.shutdown_grace.as_secs(),
+            "some commands did not finish within the shutdown grace"
         );
     }
     let closed = tokio::task::spawn_blocking(move || service.close())
         .await
         .map_err(|_| "closing the store failed unexpectedly".to_string())?;
     closed.map_err(|e| format!("closing the store failed: {e}"))?;
-    eprintln!("leasekit serve: stopped");
+    tracing::info!("stopped");
     Ok(())
 }
 
@@ -272,11 +277,11 @@ async fn sweeper(service: Arc<dyn FrameService>, config: ServeConfig, shutdown: 
         match r {
             Ok(Ok(())) => failing = false,
             Ok(Err(e)) if !failing => {
-                eprintln!("leasekit serve: sweep failed: {e}");
+                tracing::warn!(error = %e, "store error: sweep failed");
                 failing = true;
             }
             Err(_) if !failing => {
-                eprintln!("leasekit serve: sweep failed unexpectedly");
+                tracing::warn!("store error: sweep failed unexpectedly");
                 failing = true;
             }
             _ => {}
