@@ -37,6 +37,9 @@ pub struct ServeConfig {
     pub sweep_interval: Duration,
     /// How long shutdown waits for in-flight commands before giving up on them.
     pub shutdown_grace: Duration,
+    /// The socket was handed over by a service manager (socket activation): the daemon did
+    /// not create it and never removes it.
+    pub inherited_socket: bool,
 }
 
 impl ServeConfig {
@@ -54,6 +57,7 @@ impl ServeConfig {
             max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
             sweep_interval: Duration::from_secs(1),
             shutdown_grace: Duration::from_secs(30),
+            inherited_socket: false,
         }
     }
 

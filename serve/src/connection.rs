@@ -62,6 +62,7 @@ pub(crate) async fn serve(stream: UnixStream, peer: Peer, slot: UidSlot, shared:
             Next::Frame(f) => f,
             Next::Close => return,
             Next::Error(msg) => {
+                tracing::warn!(uid = peer.uid, reason = "frame_error", detail = %msg, "connection refused");
                 let answer = conn.shared.service.frame_error(&msg);
                 let _ = conn.send(answer).await;
                 return;

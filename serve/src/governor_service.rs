@@ -14,7 +14,31 @@ use leasekit::governor::{
 };
 use leasekit::{Clock, ManualClock, SystemClock, Timestamp};
 
+use crate::logging;
 use crate::service::{FrameService, Peer};
+
+/// One debug line per command (name, uid, outcome code), an info line per denial (reason
+/// code), a warning per store error. Codes only: never a payload or an error's text.
+fn log_answer(command: &str, uid: u32, answer: &ResponseEnvelope) {
+    let outcome = if answer.success {
+        "ok"
+    } else {
+        logging::error_code(&answer.error)
+    };
+    tracing::debug!(command, uid, outcome, "command");
+    let reason = if answer.success {
+        logging::denied_reason(&answer.payload_json)
+    } else {
+        None
+    };
+    if let Some(reason) = reason {
+        tracing::info!(command, uid, reason, "denied");
+    }
+    let code = reason.unwrap_or(outcome);
+    if code.starts_with("store_") || code.starts_with("internal") {
+        tracing::warn!(command, uid, code, "store error");
+    }
+}
 
 /// The file of the SQLite store inside the state directory.
 pub const STORE_FILE: &str = "governor.db";
@@ -103,18 +127,24 @@ impl GovernorService {
         &self.gov
     }
 
-    fn answer(&self, request: &[u8], peer: &Peer) -> ResponseEnvelope {
+    /// The answer, and the command's name as fit for a log line.
+    fn answer(&self, request: &[u8], peer: &Peer) -> (String, ResponseEnvelope) {
         let Ok(text) = std::str::from_utf8(request) else {
-            return ResponseEnvelope::fail("frame payload is not UTF-8");
+            return (
+                "invalid".into(),
+                ResponseEnvelope::fail("frame payload is not UTF-8"),
+            );
         };
         let req: RequestEnvelope = match serde_json::from_str(text) {
             Ok(r) => r,
             Err(e) => {
-                return ResponseEnvelope::fail(format!(
-                    "frame payload is not a request envelope: {e}"
-                ));
+                return (
+                    "invalid".into(),
+                    ResponseEnvelope::fail(format!("frame payload is not a request envelope: {e}")),
+                );
             }
         };
+        let command = logging::command_name(&req.command).to_string();
         let access = AccessPeer {
             uid: peer.uid,
             admin: self.admins.contains(&peer.uid),
@@ -122,9 +152,10 @@ impl GovernorService {
         if req.command == TEST_SET_CLOCK
             && let Some(clock) = &self.manual_clock
         {
-            return set_clock(clock, access, &req.payload_json);
+            return (command, set_clock(clock, access, &req.payload_json));
         }
-        self.gov.handle_as(access, &req.command, &req.payload_json)
+        let answer = self.gov.handle_as(access, &req.command, &req.payload_json);
+        (command, answer)
     }
 }
 
@@ -163,7 +194,9 @@ fn set_clock(clock: &ManualClock, peer: AccessPeer, payload: &str) -> ResponseEn
 
 impl FrameService for GovernorService {
     fn handle(&self, request: &[u8], peer: &Peer) -> Vec<u8> {
-        serde_json::to_vec(&self.answer(request, peer)).expect("envelope serializes")
+        let (command, answer) = self.answer(request, peer);
+        log_answer(&command, peer.uid, &answer);
+        serde_json::to_vec(&answer).expect("envelope serializes")
     }
 
     fn frame_error(&self, message: &str) -> Vec<u8> {
@@ -171,6 +204,7 @@ impl FrameService for GovernorService {
     }
 
     fn sweep(&self) -> Result<(), String> {
+        // The caller logs a failure (once per run of failures).
         self.gov.sweep().map_err(|e| e.message().to_string())
     }
 

@@ -9,6 +9,7 @@
 //! Hostile local peers are bounded ([`limits`]: request bytes buffered across connections,
 //! connections per uid) and kept away from the daemon's files ([`files`]).
 
+pub mod activation;
 pub mod codec;
 pub mod config;
 mod connection;
@@ -17,6 +18,7 @@ pub mod governor_service;
 pub mod limits;
 pub mod listener;
 pub mod lock;
+pub mod logging;
 pub mod server;
 pub mod service;
 

@@ -18,18 +18,19 @@ use crate::connection::{self, Shared};
 use crate::limits::{ByteBudget, UidConnections};
 use crate::lock::LockFile;
 use crate::service::{FrameService, Peer};
-use crate::{files, listener};
+use crate::{activation, files, listener};
 
-/// The locks a running daemon holds (state directory and socket).
+/// The locks a running daemon holds (state directory, and the socket unless it was inherited).
 #[derive(Debug)]
 pub struct Locks {
     _state: LockFile,
-    _socket: LockFile,
+    _socket: Option<LockFile>,
 }
 
 /// Creates the state directory (0700), checks it and the socket's directory (SEMANTICS 13.16
 /// "Files") and takes both lock files. A second daemon on the same state directory or socket
-/// gets a clear error naming the holder's pid.
+/// gets a clear error naming the holder's pid. With `config.inherited_socket` the socket is
+/// the service manager's: neither its directory nor a lock beside it is the daemon's business.
 pub fn lock(config: &ServeConfig) -> Result<Locks, String> {
     DirBuilder::new()
         .recursive(true)
@@ -42,39 +43,57 @@ pub fn lock(config: &ServeConfig) -> Result<Locks, String> {
             )
         })?;
     files::check_dir(&config.state_dir, "state directory")?;
-    let socket_dir = match config.socket.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    if !socket_dir.is_dir() {
-        return Err(format!(
-            "socket directory {} does not exist",
-            socket_dir.display()
-        ));
+    if !config.inherited_socket {
+        let socket_dir = match config.socket.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        if !socket_dir.is_dir() {
+            return Err(format!(
+                "socket directory {} does not exist",
+                socket_dir.display()
+            ));
+        }
+        files::check_dir(socket_dir, "socket directory")?;
     }
-    files::check_dir(socket_dir, "socket directory")?;
     let state = LockFile::acquire(
         &config.state_lock_path(),
         &format!("state directory {}", config.state_dir.display()),
     )?;
-    let socket = LockFile::acquire(
-        &config.socket_lock_path(),
-        &format!("socket {}", config.socket.display()),
-    )?;
+    let socket = if config.inherited_socket {
+        None
+    } else {
+        Some(LockFile::acquire(
+            &config.socket_lock_path(),
+            &format!("socket {}", config.socket.display()),
+        )?)
+    };
     Ok(Locks {
         _state: state,
         _socket: socket,
     })
 }
 
-/// Runs a daemon to completion on a fresh tokio runtime: takes the locks, opens the service
-/// with `open` (only once the locks are held, so two daemons never open one store), binds the
-/// socket and serves until SIGTERM or SIGINT.
+/// Runs a daemon to completion on a fresh tokio runtime: takes a socket passed by a service
+/// manager ([`activation`]), takes the locks, opens the service with `open` (only once the
+/// locks are held, so two daemons never open one store), binds the socket unless one was
+/// inherited, tells the service manager it is ready (`NOTIFY_SOCKET`) and serves until SIGTERM
+/// or SIGINT.
+///
+/// Call it before the process starts any other thread: it removes the `LISTEN_*` variables
+/// from the environment.
 pub fn run(
-    config: ServeConfig,
+    mut config: ServeConfig,
     open: impl FnOnce() -> Result<Arc<dyn FrameService>, String>,
 ) -> Result<(), String> {
     config.check()?;
+    let inherited = activation::take_inherited()?;
+    if let Some(sock) = &inherited {
+        config.inherited_socket = true;
+        if let Some(path) = &sock.path {
+            config.socket = path.clone();
+        }
+    }
     let _locks = lock(&config)?;
     let fd_limit = listener::raise_fd_limit();
     let service = open()?;
@@ -84,14 +103,32 @@ pub fn run(
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     rt.block_on(async move {
-        let listener = listener::bind(&config.socket, config.socket_mode)?;
-        eprintln!(
-            "leasekit serve: listening on {} (pid {}, mode {:o}, state {}, fd limit {fd_limit})",
-            config.socket.display(),
-            std::process::id(),
-            config.socket_mode,
-            config.state_dir.display()
-        );
+        let listener = match inherited {
+            Some(sock) => UnixListener::from_std(sock.listener)
+                .map_err(|e| format!("cannot serve the inherited socket: {e}"))?,
+            None => listener::bind(&config.socket, config.socket_mode)?,
+        };
+        let socket = config.socket.display().to_string();
+        let state = config.state_dir.display().to_string();
+        let pid = std::process::id();
+        if config.inherited_socket {
+            tracing::info!(
+                socket,
+                pid,
+                state,
+                fd_limit,
+                "serving the socket passed by the service manager"
+            );
+        } else {
+            let mode = format!("{:o}", config.socket_mode);
+            tracing::info!(socket, pid, mode, state, fd_limit, "listening on {socket}");
+        }
+        // The store is open and the socket takes connections: tell a Type=notify service
+        // manager. A failed notification is logged, not fatal (the manager's start timeout
+        // decides).
+        if let Err(e) = activation::notify("READY=1\nSTATUS=serving\n") {
+            tracing::warn!(error = %e, "cannot notify the service manager (NOTIFY_SOCKET)");
+        }
         serve_until(listener, config, service, shutdown_signal()).await
     })
 }
@@ -109,8 +146,8 @@ async fn shutdown_signal() {
         return;
     };
     tokio::select! {
-        _ = term.recv() => eprintln!("leasekit serve: SIGTERM, shutting down"),
-        _ = int.recv() => eprintln!("leasekit serve: SIGINT, shutting down"),
+        _ = term.recv() => tracing::info!(signal = "SIGTERM", "shutting down"),
+        _ = int.recv() => tracing::info!(signal = "SIGINT", "shutting down"),
     }
 }
 
@@ -143,7 +180,7 @@ pub async fn serve_until(
                     Ok((s, _)) => s,
                     Err(e) => {
                         // EMFILE and friends: back off briefly instead of spinning.
-                        eprintln!("leasekit serve: accept failed: {e}");
+                        tracing::warn!(error = %e, "accept failed");
                         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                         continue;
                     }
@@ -155,9 +192,13 @@ pub async fn serve_until(
                         pid: c.pid(),
                     },
                     // No credentials, no service: identity decides what a peer may do (13.14).
-                    Err(_) => continue,
+                    Err(e) => {
+                        tracing::warn!(reason = "no_peer_credentials", error = %e, "connection refused");
+                        continue;
+                    }
                 };
                 let Ok(permit) = slots.clone().try_acquire_owned() else {
+                    tracing::warn!(uid = peer.uid, reason = "max_connections", "connection refused");
                     refuse(stream, &service.frame_error(&format!(
                         "too many connections (limit {}, --max-connections); retry later",
                         config.max_connections
@@ -165,6 +206,9 @@ pub async fn serve_until(
                     continue;
                 };
                 let Some(slot) = per_uid.try_take(peer.uid) else {
+                    tracing::warn!(
+                        uid = peer.uid, reason = "max_connections_per_uid", "connection refused"
+                    );
                     refuse(stream, &service.frame_error(&format!(
                         "too many connections from uid {} (limit {} per uid, \
                          --max-connections-per-uid); close some and retry",
@@ -184,23 +228,26 @@ pub async fn serve_until(
     // Stop accepting and take the socket away first, so new clients fail fast (and fall back)
     // instead of queueing on a daemon that is going away.
     drop(listener);
-    listener::remove(&config.socket);
+    if !config.inherited_socket {
+        listener::remove(&config.socket);
+    }
+    let _ = activation::notify("STOPPING=1\n");
     shutdown.cancel();
     tracker.close();
     if timeout(config.shutdown_grace, tracker.wait())
         .await
         .is_err()
     {
-        eprintln!(
-            "leasekit serve: some commands did not finish within {} s",
-            config.shutdown_grace.as_secs()
+        tracing::warn!(
+            grace_secs = config.shutdown_grace.as_secs(),
+            "some commands did not finish within the shutdown grace"
         );
     }
     let closed = tokio::task::spawn_blocking(move || service.close())
         .await
         .map_err(|_| "closing the store failed unexpectedly".to_string())?;
     closed.map_err(|e| format!("closing the store failed: {e}"))?;
-    eprintln!("leasekit serve: stopped");
+    tracing::info!("stopped");
     Ok(())
 }
 
@@ -230,11 +277,11 @@ async fn sweeper(service: Arc<dyn FrameService>, config: ServeConfig, shutdown: 
         match r {
             Ok(Ok(())) => failing = false,
             Ok(Err(e)) if !failing => {
-                eprintln!("leasekit serve: sweep failed: {e}");
+                tracing::warn!(error = %e, "store error: sweep failed");
                 failing = true;
             }
             Err(_) if !failing => {
-                eprintln!("leasekit serve: sweep failed unexpectedly");
+                tracing::warn!("store error: sweep failed unexpectedly");
                 failing = true;
             }
             _ => {}

@@ -89,6 +89,15 @@ pub struct ServeArgs {
     /// Milliseconds between background sweeps of expired leases.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub sweep_interval_ms: u64,
+    /// Log line format on stderr: `text`, or `json` (one object per line: timestamp, level,
+    /// target, message and the event's fields).
+    #[arg(long, value_enum, default_value_t = LogFormatArg::Text)]
+    pub log_format: LogFormatArg,
+    /// Log level: error, warn, info (start, stop, denials, refused connections, store errors),
+    /// debug (one line per command: name, uid, outcome code), trace; or a RUST_LOG-style filter
+    /// such as `info,leasekit_serve=debug`. Never logs payloads, tokens or credentials.
+    #[arg(long, value_name = "LEVEL", default_value = "info")]
+    pub log_level: String,
     /// TEST ONLY: a manual clock, `manual:<RFC 3339>`, moved by the admin-only command
     /// TestSetClock {"now": ...}.
     #[arg(long, hide = true, value_name = "manual:TIME")]
@@ -132,6 +141,15 @@ fn parse_store(s: &str) -> Result<StoreArg, String> {
     }
 }
 
+/// `--log-format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormatArg {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
 /// `--sync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SyncArg {
@@ -163,6 +181,11 @@ fn parse_mode(s: &str) -> Result<u32, String> {
 
 /// Runs the daemon until a signal stops it.
 pub fn run(args: &ServeArgs) -> Result<Report, Failure> {
+    let format = match args.log_format {
+        LogFormatArg::Text => leasekit_serve::logging::LogFormat::Text,
+        LogFormatArg::Json => leasekit_serve::logging::LogFormat::Json,
+    };
+    leasekit_serve::logging::init(format, &args.log_level).map_err(Failure::usage)?;
     let state = match &args.state {
         Some(s) => s.clone(),
         None => leasekit_serve::config::default_state_dir().map_err(Failure::usage)?,
