@@ -124,11 +124,20 @@ final class SdkLoaders {
                   + "  public boolean retryable() { return true; }\n"
                   + "}"));
 
+  private static void deleteTree(Path dir) {
+    try (var paths = Files.walk(dir)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // A temporary directory left behind is harmless.
+    }
+  }
+
   private static ClassLoader compile(Map<String, String> sources) {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     assertNotNull(javac, "the tests need a JDK (javax.tools)");
     try {
       Path dir = Files.createTempDirectory("leasekit-wrong-sdk");
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(dir)));
       Path pkg = Files.createDirectories(dir.resolve("dev/arcp/core/error"));
       List<String> args = new ArrayList<>(List.of("-d", dir.toString(), "-nowarn"));
       for (Map.Entry<String, String> e : sources.entrySet()) {
