@@ -1,0 +1,13 @@
+// Test-only stand-in: the ARCP Java SDK (agentruntimecontrolprotocol/java-sdk) is not published
+// to a Maven repository, so the tests reproduce the published signature of this class (name,
+// hierarchy, constructor) to exercise leasekit's reflective lookup. Not the SDK's code.
+package dev.arcp.core.error;
+
+/** Stand-in of the SDK's exception for {@code BUDGET_EXHAUSTED}. */
+public class BudgetExhaustedException extends NonRetryableArcpException {
+  private static final long serialVersionUID = 1L;
+
+  public BudgetExhaustedException(String message) {
+    super(ErrorCode.BUDGET_EXHAUSTED, message);
+  }
+}
