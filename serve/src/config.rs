@@ -37,6 +37,8 @@ pub struct ServeConfig {
     pub sweep_interval: Duration,
     /// How long shutdown waits for in-flight commands before giving up on them.
     pub shutdown_grace: Duration,
+    /// The Prometheus endpoint (`--metrics-listen`); `None`: no TCP port at all.
+    pub metrics: Option<crate::metrics::MetricsConfig>,
 }
 
 impl ServeConfig {
@@ -54,6 +56,7 @@ impl ServeConfig {
             max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
             sweep_interval: Duration::from_secs(1),
             shutdown_grace: Duration::from_secs(30),
+            metrics: None,
         }
     }
 
@@ -69,6 +72,9 @@ impl ServeConfig {
             return Err(
                 "--max-connections and --max-connections-per-uid must be at least 1".into(),
             );
+        }
+        if let Some(m) = &self.metrics {
+            m.check()?;
         }
         Ok(())
     }

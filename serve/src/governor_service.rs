@@ -14,6 +14,7 @@ use leasekit::governor::{
 };
 use leasekit::{Clock, ManualClock, SystemClock, Timestamp};
 
+use crate::metrics::stats::{CommandStats, StoreStats};
 use crate::service::{FrameService, Peer};
 
 /// The file of the SQLite store inside the state directory.
@@ -58,6 +59,8 @@ pub struct GovernorService {
     gov: Governor,
     admins: BTreeSet<u32>,
     manual_clock: Option<Arc<ManualClock>>,
+    commands: Arc<CommandStats>,
+    store_stats: Arc<StoreStats>,
 }
 
 impl std::fmt::Debug for GovernorService {
@@ -91,16 +94,30 @@ impl GovernorService {
         };
         let gov = Governor::new(spec.policy, spec.options, store, clock, spec.ids)
             .map_err(|e| format!("cannot open the governor: {}", e.message()))?;
+        let store_stats = Arc::new(StoreStats::default());
+        gov.set_observer(store_stats.clone());
         Ok(GovernorService {
             gov,
             admins: spec.admin_uids,
             manual_clock,
+            commands: Arc::new(CommandStats::default()),
+            store_stats,
         })
     }
 
     /// The governor (for in-process checks).
     pub fn governor(&self) -> &Governor {
         &self.gov
+    }
+
+    /// Commands answered, by command and result.
+    pub fn command_stats(&self) -> &Arc<CommandStats> {
+        &self.commands
+    }
+
+    /// Store commit times, store errors and release outcomes.
+    pub fn store_stats(&self) -> &Arc<StoreStats> {
+        &self.store_stats
     }
 
     fn answer(&self, request: &[u8], peer: &Peer) -> ResponseEnvelope {
@@ -124,7 +141,9 @@ impl GovernorService {
         {
             return set_clock(clock, access, &req.payload_json);
         }
-        self.gov.handle_as(access, &req.command, &req.payload_json)
+        let answer = self.gov.handle_as(access, &req.command, &req.payload_json);
+        self.commands.record(&req.command, answer.success);
+        answer
     }
 }
 
@@ -172,6 +191,10 @@ impl FrameService for GovernorService {
 
     fn sweep(&self) -> Result<(), String> {
         self.gov.sweep().map_err(|e| e.message().to_string())
+    }
+
+    fn governor_service(&self) -> Option<&GovernorService> {
+        Some(self)
     }
 
     fn close(&self) -> Result<(), String> {

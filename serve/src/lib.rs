@@ -17,6 +17,7 @@ pub mod governor_service;
 pub mod limits;
 pub mod listener;
 pub mod lock;
+pub mod metrics;
 pub mod server;
 pub mod service;
 
