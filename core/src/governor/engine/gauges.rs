@@ -229,4 +229,61 @@ mod tests {
             assert!(GRANT_REASONS.contains(&&c[1]), "{} is not listed", &c[1]);
         }
     }
+
+    /// The view counts as a sweep at the clock would: an expired lease is not in flight, a
+    /// past day's budget is 0, and reading it changes nothing.
+    #[test]
+    fn the_view_is_as_of_the_clock_without_running_a_command() {
+        use std::sync::Arc;
+
+        use crate::governor::policy::{GovernorOptions, Policy};
+        use crate::governor::store::MemoryStore;
+        use crate::governor::wire::AcquireRequest;
+        use crate::governor::{Governor, IdSource};
+        use crate::{ManualClock, Timestamp};
+
+        let start = 1_767_225_600_000; // a UTC midnight
+        let clock = Arc::new(ManualClock::new(Timestamp::from_unix_millis(start)));
+        let policy = Policy::from_json(
+            r#"{"maxInFlight": 3, "dailyBudgetCents": 900, "leaseTtlMs": 60000,
+                "actorDailyBudgetCents": {"a": 400, "b": 100}}"#,
+        )
+        .unwrap();
+        let gov = Governor::new(
+            policy,
+            GovernorOptions::default(),
+            Arc::new(MemoryStore::new()),
+            clock.clone(),
+            IdSource::Deterministic,
+        )
+        .unwrap();
+        let req = AcquireRequest {
+            actor_id: "a".into(),
+            workspace_id: "w".into(),
+            estimated_cost_cents: 70,
+            ..AcquireRequest::default()
+        };
+        assert!(gov.acquire(req).unwrap().granted);
+        let g = gov.gauges();
+        assert_eq!((g.in_flight, g.max_in_flight), (1, 3));
+        assert_eq!((g.budget_used_cents, g.budget_reserved_cents), (70, 70));
+        assert_eq!(g.daily_budget_cents, 900);
+        assert_eq!((g.rate_requests, g.scoped.len()), (1, 2));
+        assert_eq!((g.scoped[0].id.as_str(), g.scoped[0].used_cents), ("a", 70));
+        assert_eq!(g.scoped[0].limit_cents, 400);
+        assert_eq!(g.grants_by_reason.get("granted"), Some(&1));
+        let records = g.audit_records;
+        // Past the lease's expiry and the rate window: nothing in flight, still today's spend.
+        clock.set(Timestamp::from_unix_millis(start + 61_000));
+        let g = gov.gauges();
+        assert_eq!((g.in_flight, g.budget_reserved_cents), (0, 0));
+        assert_eq!((g.budget_used_cents, g.rate_requests), (70, 0));
+        // The next UTC day: the budgets start over.
+        clock.set(Timestamp::from_unix_millis(start + 86_400_000));
+        let g = gov.gauges();
+        assert_eq!((g.budget_used_cents, g.scoped[0].used_cents), (0, 0));
+        // Reading ran no command: no sweep, no audit record.
+        assert_eq!(g.audit_records, records);
+        gov.with_engine(|e| assert_eq!(e.state().meta.pools.in_flight, 1));
+    }
 }
