@@ -414,3 +414,46 @@ fn without_the_flag_no_tcp_port_is_opened() {
     let with = start(json!({}), &[]);
     assert_eq!(tcp_sockets_of(with.pid()).len(), 1);
 }
+
+#[test]
+fn a_failed_store_commit_is_counted() {
+    let d = start(json!({}), &[]);
+    let addr = metrics_addr(&d);
+    let client = leasekit::governor::client::GovernorClient::with_options(
+        &d.socket,
+        leasekit::governor::client::ClientOptions {
+            fallback: leasekit::governor::client::FallbackMode::Off,
+            timeout: Duration::from_secs(60),
+            ..Default::default()
+        },
+    );
+    let acquire = || leasekit::governor::wire::AcquireRequest {
+        actor_id: "a".into(),
+        workspace_id: "w".into(),
+        estimated_cost_cents: 1,
+        ..Default::default()
+    };
+    assert!(client.acquire(acquire()).unwrap().granted);
+    let before = parse(&scrape(addr));
+    assert_eq!(value(&before, "leasekit_store_errors_total", &[]), 0.0);
+    // The test holds SQLite's write lock: the daemon's commit waits out its busy timeout and
+    // fails.
+    let mut lock = rusqlite::Connection::open(d.state.join("governor.db")).unwrap();
+    let tx = lock
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .unwrap();
+    let e = client.acquire(acquire()).unwrap_err();
+    assert_eq!(e.details()["reason"], "store_unavailable", "{e}");
+    tx.rollback().unwrap();
+    drop(lock);
+    let after = parse(&scrape(addr));
+    assert_eq!(value(&after, "leasekit_store_errors_total", &[]), 1.0);
+    assert_eq!(
+        value(
+            &after,
+            "leasekit_commands_total",
+            &[("command", "Acquire"), ("result", "failure")]
+        ),
+        1.0
+    );
+}
