@@ -125,10 +125,14 @@ pub async fn serve(
         let (read_timeout, deadline) = (config.read_timeout, config.deadline);
         let stop = shutdown.clone();
         tracker.spawn(async move {
-            let _permit = permit;
+            // The slot is held by the connection and by a rendering still under way (one
+            // that waits for the governor's lock outlives a timed-out connection), so a stuck
+            // governor cannot pile up rendering threads.
+            let permit = Arc::new(permit);
             let service = service_fn(move |req| {
                 let exporter = exporter.clone();
-                async move { Ok::<_, Infallible>(answer(&req, &exporter).await) }
+                let permit = permit.clone();
+                async move { Ok::<_, Infallible>(answer(&req, &exporter, permit).await) }
             });
             let mut builder = http1::Builder::new();
             builder
@@ -157,7 +161,11 @@ fn text(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
     r
 }
 
-async fn answer(req: &Request<Incoming>, exporter: &Arc<Exporter>) -> Response<Full<Bytes>> {
+async fn answer(
+    req: &Request<Incoming>,
+    exporter: &Arc<Exporter>,
+    permit: Arc<tokio::sync::OwnedSemaphorePermit>,
+) -> Response<Full<Bytes>> {
     if req.uri().path() != "/metrics" {
         return text(
             StatusCode::NOT_FOUND,
@@ -182,6 +190,7 @@ async fn answer(req: &Request<Incoming>, exporter: &Arc<Exporter>) -> Response<F
     // async threads.
     let e = exporter.clone();
     let body = tokio::task::spawn_blocking(move || {
+        let _slot = permit;
         if openmetrics {
             e.render_openmetrics()
         } else {
