@@ -40,6 +40,9 @@ pub struct ServeConfig {
     /// The socket was handed over by a service manager (socket activation): the daemon did
     /// not create it and never removes it.
     pub inherited_socket: bool,
+
+    /// The Prometheus endpoint (`--metrics-listen`); `None`: no TCP port at all.
+    pub metrics: Option<crate::metrics::MetricsConfig>,
 }
 
 impl ServeConfig {
@@ -58,6 +61,8 @@ impl ServeConfig {
             sweep_interval: Duration::from_secs(1),
             shutdown_grace: Duration::from_secs(30),
             inherited_socket: false,
+
+            metrics: None,
         }
     }
 
@@ -73,6 +78,9 @@ impl ServeConfig {
             return Err(
                 "--max-connections and --max-connections-per-uid must be at least 1".into(),
             );
+        }
+        if let Some(m) = &self.metrics {
+            m.check()?;
         }
         Ok(())
     }

@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use crate::codec::{FrameCodec, FrameError, MAX_FRAME_PAYLOAD};
 use crate::config::ServeConfig;
 use crate::limits::{BufferHold, ByteBudget, UidSlot};
+use crate::metrics::stats::{Refusal, TransportStats};
 use crate::service::{FrameService, Peer};
 
 /// The most a connection reads (and reserves) at once.
@@ -33,6 +34,7 @@ pub(crate) struct Shared {
     pub config: ServeConfig,
     pub shutdown: CancellationToken,
     pub budget: Arc<ByteBudget>,
+    pub transport: Arc<TransportStats>,
 }
 
 /// Why the read side produced no request.
@@ -50,6 +52,8 @@ enum Next {
 /// peer uid's connection slot, given back when the connection ends.
 pub(crate) async fn serve(stream: UnixStream, peer: Peer, slot: UidSlot, shared: Arc<Shared>) {
     let _slot = slot;
+    shared.transport.accepted();
+    let _open = OpenConnection(shared.transport.clone());
     let mut conn = Conn {
         stream,
         codec: FrameCodec::new(),
@@ -85,6 +89,15 @@ pub(crate) async fn serve(stream: UnixStream, peer: Peer, slot: UidSlot, shared:
     }
 }
 
+/// Counts the connection closed when it ends, however it ends.
+struct OpenConnection(Arc<TransportStats>);
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.closed();
+    }
+}
+
 struct Conn {
     stream: UnixStream,
     codec: FrameCodec,
@@ -112,7 +125,12 @@ impl Conn {
                 Ok(Some(frame)) => return Next::Frame(frame),
                 Ok(None) => {}
                 Err(FrameError::Io(_)) => return Next::Close,
-                Err(e) => return Next::Error(e.to_string()),
+                Err(e) => {
+                    if matches!(e, FrameError::Length(_)) {
+                        self.shared.transport.refused(Refusal::Oversized);
+                    }
+                    return Next::Error(e.to_string());
+                }
             }
             if !self.buf.is_empty() || self.codec.in_frame() {
                 started.get_or_insert_with(Instant::now);
@@ -147,6 +165,7 @@ impl Conn {
             };
             let granted = self.hold.grow(want);
             if granted == 0 {
+                self.shared.transport.refused(Refusal::Oversized);
                 return Next::Error(format!(
                     "request refused: the daemon's request buffers are full ({} bytes across                      all connections, --max-buffered-bytes); retry later",
                     self.shared.budget.limit()

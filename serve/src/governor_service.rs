@@ -15,6 +15,7 @@ use leasekit::governor::{
 use leasekit::{Clock, ManualClock, SystemClock, Timestamp};
 
 use crate::logging;
+use crate::metrics::stats::{CommandStats, StoreStats};
 use crate::service::{FrameService, Peer};
 
 /// One debug line per command (name, uid, outcome code), an info line per denial (reason
@@ -82,6 +83,8 @@ pub struct GovernorService {
     gov: Governor,
     admins: BTreeSet<u32>,
     manual_clock: Option<Arc<ManualClock>>,
+    commands: Arc<CommandStats>,
+    store_stats: Arc<StoreStats>,
 }
 
 impl std::fmt::Debug for GovernorService {
@@ -115,16 +118,30 @@ impl GovernorService {
         };
         let gov = Governor::new(spec.policy, spec.options, store, clock, spec.ids)
             .map_err(|e| format!("cannot open the governor: {}", e.message()))?;
+        let store_stats = Arc::new(StoreStats::default());
+        gov.set_observer(store_stats.clone());
         Ok(GovernorService {
             gov,
             admins: spec.admin_uids,
             manual_clock,
+            commands: Arc::new(CommandStats::default()),
+            store_stats,
         })
     }
 
     /// The governor (for in-process checks).
     pub fn governor(&self) -> &Governor {
         &self.gov
+    }
+
+    /// Commands answered, by command and result.
+    pub fn command_stats(&self) -> &Arc<CommandStats> {
+        &self.commands
+    }
+
+    /// Store commit times, store errors and release outcomes.
+    pub fn store_stats(&self) -> &Arc<StoreStats> {
+        &self.store_stats
     }
 
     /// The answer, and the command's name as fit for a log line.
@@ -155,6 +172,7 @@ impl GovernorService {
             return (command, set_clock(clock, access, &req.payload_json));
         }
         let answer = self.gov.handle_as(access, &req.command, &req.payload_json);
+        self.commands.record(&req.command, answer.success);
         (command, answer)
     }
 }
@@ -206,6 +224,10 @@ impl FrameService for GovernorService {
     fn sweep(&self) -> Result<(), String> {
         // The caller logs a failure (once per run of failures).
         self.gov.sweep().map_err(|e| e.message().to_string())
+    }
+
+    fn governor_service(&self) -> Option<&GovernorService> {
+        Some(self)
     }
 
     fn close(&self) -> Result<(), String> {

@@ -19,6 +19,8 @@ pub mod limits;
 pub mod listener;
 pub mod lock;
 pub mod logging;
+
+pub mod metrics;
 pub mod server;
 pub mod service;
 

@@ -136,6 +136,14 @@ impl UidConnections {
         self.limit
     }
 
+    /// Distinct uids holding a connection now (a count: the uids themselves stay inside).
+    pub fn distinct(&self) -> usize {
+        self.counts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
     /// A slot for one more connection of `uid`, or None when it holds `limit` already.
     pub fn try_take(self: &Arc<Self>, uid: u32) -> Option<UidSlot> {
         let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);

@@ -17,6 +17,7 @@ use crate::config::ServeConfig;
 use crate::connection::{self, Shared};
 use crate::limits::{ByteBudget, UidConnections};
 use crate::lock::LockFile;
+use crate::metrics::{self, stats::Refusal, stats::TransportStats};
 use crate::service::{FrameService, Peer};
 use crate::{activation, files, listener};
 
@@ -159,15 +160,30 @@ pub async fn serve_until(
     stop: impl Future<Output = ()>,
 ) -> Result<(), String> {
     let shutdown = CancellationToken::new();
+    let transport = Arc::new(TransportStats::default());
     let shared = Arc::new(Shared {
         service: service.clone(),
         config: config.clone(),
         shutdown: shutdown.clone(),
         budget: ByteBudget::new(config.max_buffered_bytes),
+        transport: transport.clone(),
     });
     let tracker = TaskTracker::new();
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let per_uid = UidConnections::new(config.max_connections_per_uid);
+    if let Some(endpoint) = metrics_endpoint(&config, &service, &shared, &per_uid, &shutdown).await
+    {
+        match endpoint {
+            Ok(task) => {
+                tracker.spawn(task);
+            }
+            Err(e) => {
+                drop(listener);
+                listener::remove(&config.socket);
+                return Err(e);
+            }
+        }
+    }
     tracker.spawn(sweeper(service.clone(), config.clone(), shutdown.clone()));
 
     tokio::pin!(stop);
@@ -194,11 +210,13 @@ pub async fn serve_until(
                     // No credentials, no service: identity decides what a peer may do (13.14).
                     Err(e) => {
                         tracing::warn!(reason = "no_peer_credentials", error = %e, "connection refused");
+                        transport.refused(Refusal::NoCredentials);
                         continue;
                     }
                 };
                 let Ok(permit) = slots.clone().try_acquire_owned() else {
                     tracing::warn!(uid = peer.uid, reason = "max_connections", "connection refused");
+                    transport.refused(Refusal::TooMany);
                     refuse(stream, &service.frame_error(&format!(
                         "too many connections (limit {}, --max-connections); retry later",
                         config.max_connections
@@ -209,6 +227,7 @@ pub async fn serve_until(
                     tracing::warn!(
                         uid = peer.uid, reason = "max_connections_per_uid", "connection refused"
                     );
+                    transport.refused(Refusal::TooManyForUid);
                     refuse(stream, &service.frame_error(&format!(
                         "too many connections from uid {} (limit {} per uid, \
                          --max-connections-per-uid); close some and retry",
@@ -249,6 +268,47 @@ pub async fn serve_until(
     closed.map_err(|e| format!("closing the store failed: {e}"))?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Binds the metrics endpoint when `--metrics-listen` asks for one: the task serving it, or
+/// why it cannot listen. `None` without the flag (no TCP port is opened).
+async fn metrics_endpoint(
+    config: &ServeConfig,
+    service: &Arc<dyn FrameService>,
+    shared: &Arc<Shared>,
+    per_uid: &Arc<UidConnections>,
+    shutdown: &CancellationToken,
+) -> Option<Result<impl Future<Output = ()> + use<>, String>> {
+    let mc = config.metrics.clone()?;
+    let Some(gs) = service.governor_service() else {
+        return Some(Err(
+            "--metrics-listen needs the governor service behind the socket".into(),
+        ));
+    };
+    let listener = match metrics::bind(&mc).await {
+        Ok(l) => l,
+        Err(e) => return Some(Err(e)),
+    };
+    let addr = listener.local_addr().map_or(mc.listen, |a| a);
+    eprintln!("leasekit serve: metrics on http://{addr}/metrics");
+    let refused = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let exporter = Arc::new(metrics::Exporter::new(metrics::Sources {
+        governor: gs.governor().clone(),
+        commands: gs.command_stats().clone(),
+        store: gs.store_stats().clone(),
+        transport: shared.transport.clone(),
+        budget: shared.budget.clone(),
+        uids: per_uid.clone(),
+        max_connections: config.max_connections,
+        scrapes_refused: refused.clone(),
+    }));
+    Some(Ok(metrics::serve(
+        listener,
+        mc,
+        exporter,
+        refused,
+        shutdown.clone(),
+    )))
 }
 
 /// Answers a connection over a limit with one error frame and closes it, without a task: the

@@ -28,4 +28,9 @@ pub trait FrameService: Send + Sync + 'static {
 
     /// Makes every answered change durable and closes the store (graceful shutdown).
     fn close(&self) -> Result<(), String>;
+
+    /// The governor service behind the socket, when there is one (the metrics read it).
+    fn governor_service(&self) -> Option<&crate::GovernorService> {
+        None
+    }
 }

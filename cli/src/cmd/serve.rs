@@ -86,6 +86,15 @@ pub struct ServeArgs {
     /// 1048576.
     #[arg(long, value_name = "BYTES", default_value_t = 268_435_456, value_parser = parse_buffered)]
     pub max_buffered_bytes: usize,
+    /// Serve Prometheus metrics on http://ADDR/metrics (e.g. 127.0.0.1:9464; port 0 picks a
+    /// free port, printed at startup). Without it no TCP port is opened. See
+    /// docs/operations.md.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Allow --metrics-listen on a non-loopback address (the metrics are then reachable from
+    /// other hosts); refused without it.
+    #[arg(long, requires = "metrics_listen")]
+    pub metrics_allow_remote: bool,
     /// Milliseconds between background sweeps of expired leases.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub sweep_interval_ms: u64,
@@ -203,6 +212,11 @@ pub fn run(args: &ServeArgs) -> Result<Report, Failure> {
     config.max_connections_per_uid = args.max_connections_per_uid.max(1);
     config.max_buffered_bytes = args.max_buffered_bytes;
     config.sweep_interval = Duration::from_millis(args.sweep_interval_ms.max(10));
+    config.metrics = args.metrics_listen.map(|addr| {
+        let mut m = leasekit_serve::metrics::MetricsConfig::new(addr);
+        m.allow_remote = args.metrics_allow_remote;
+        m
+    });
     leasekit_serve::run(config, move || {
         GovernorService::open(spec, &state).map(|s| Arc::new(s) as Arc<dyn FrameService>)
     })

@@ -12,14 +12,16 @@
 //! reloaded: its governor then refuses every later command.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::engine::gauges::GovernorGauges;
 use super::engine::{Engine, IdSource};
 use super::fleet::Fleet;
+use super::observe::GovernorObserver;
 use super::policy::{GovernorOptions, Policy};
 use super::store::{MemoryStore, SqliteStore, Store, Synchronous};
 use super::wire::num;
@@ -172,6 +174,8 @@ struct Shared {
     reload: Box<dyn Fn() -> crate::Result<Engine> + Send + Sync>,
     /// A shared store (PostgreSQL): every batch is decided inside the store's transaction.
     fleet: Option<Fleet>,
+    /// Receives commit times and release outcomes (a metrics exporter), once set.
+    observer: OnceLock<Arc<dyn GovernorObserver>>,
 }
 
 impl Shared {
@@ -354,6 +358,7 @@ impl Governor {
                 started,
                 reload: Box::new(move || open(false)),
                 fleet,
+                observer: OnceLock::new(),
             }),
         })
     }
@@ -422,10 +427,15 @@ impl Governor {
         // batch may run on another caller's.
         let caller = super::access::current_caller();
         if let Some(fleet) = &s.fleet {
-            return fleet.run(&s.engine, &*s.store, move |e: &mut Engine| {
-                e.set_caller(caller);
-                f(e)
-            });
+            return fleet.run(
+                &s.engine,
+                &*s.store,
+                s.observer.get(),
+                move |e: &mut Engine| {
+                    e.set_caller(caller);
+                    f(e)
+                },
+            );
         }
         // Counted from before the engine lock until the answer: a gathering leader waits for
         // the commands it knows are on their way (durable stores only).
@@ -452,7 +462,12 @@ impl Governor {
             if batch.is_empty() {
                 return out;
             }
-            return match caught("the store's commit", || s.store.commit(batch)) {
+            let t_write = Instant::now();
+            let committed = caught("the store's commit", || s.store.commit(batch));
+            if let Some(o) = s.observer.get() {
+                o.store_commit(t_write.elapsed(), committed.is_ok());
+            }
+            return match committed {
                 Ok(()) => out,
                 Err(e) => {
                     let why = commit_failed(&e);
@@ -574,14 +589,19 @@ impl Governor {
                 c.in_flight = true;
                 drop(c);
                 drop(eng);
+                let mut wrote = false;
                 let r = batch.and_then(|b| {
                     if b.is_empty() {
                         Ok(())
                     } else {
+                        wrote = true;
                         caught("the store's commit", || s.store.commit(b))
                     }
                 });
                 let t_end = Instant::now();
+                if wrote && let Some(o) = s.observer.get() {
+                    o.store_commit(t_end - t_write, r.is_ok());
+                }
                 c = lock(&s.commit);
                 c.leader = false;
                 c.in_flight = false;
@@ -638,6 +658,19 @@ impl Governor {
         self.run(f)
     }
 
+    /// Sets the observer of commit times and release outcomes (a metrics exporter). Only the
+    /// first call takes effect: false when one was set already.
+    pub fn set_observer(&self, observer: Arc<dyn GovernorObserver>) -> bool {
+        self.inner.observer.set(observer).is_ok()
+    }
+
+    /// The pools and counters now, read without running a command (nothing is swept,
+    /// committed or audited): what a metrics exporter scrapes. A fleet member's view is its
+    /// image of the shared store as of its last command.
+    pub fn gauges(&self) -> GovernorGauges {
+        self.with_engine(|e| e.gauges())
+    }
+
     /// Runs `f` with read access to the engine (tests, invariants).
     pub fn with_engine<R>(&self, f: impl FnOnce(&Engine) -> R) -> R {
         f(&lock(&self.inner.engine))
@@ -651,8 +684,15 @@ impl Governor {
 
     /// `Release`.
     pub fn release(&self, req: ReleaseRequest) -> crate::Result<ReleaseResponse> {
-        check_cents("actualCostCents", req.actual_cost_cents)?;
-        self.run(|e| e.release(req))
+        let r = check_cents("actualCostCents", req.actual_cost_cents)
+            .and_then(|()| self.run(|e| e.release(req)));
+        if let Some(o) = self.inner.observer.get() {
+            o.release(match &r {
+                Ok(resp) => resp.classification.as_str(),
+                Err(_) => "error",
+            });
+        }
+        r
     }
 
     /// `RequestApproval`.

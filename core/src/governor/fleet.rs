@@ -8,9 +8,10 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::engine::{Engine, IdSource};
+use super::observe::GovernorObserver;
 use super::policy::{GovernorOptions, Policy};
 use super::store::{Refresh, Store};
 use crate::{Clock, Error, ErrorCode};
@@ -141,6 +142,7 @@ impl Fleet {
         &self,
         engine: &Mutex<Engine>,
         store: &dyn Store,
+        observer: Option<&Arc<dyn GovernorObserver>>,
         f: F,
     ) -> crate::Result<R>
     where
@@ -176,22 +178,30 @@ impl Fleet {
                 let jobs = std::mem::take(&mut q.jobs);
                 q.last_batch = jobs.len();
                 drop(q);
+                let t_commit = Instant::now();
                 let (jobs, mut failed) = self.process(engine, store, jobs);
+                if let Some(o) = observer {
+                    o.store_commit(t_commit.elapsed(), failed.is_none());
+                }
                 // The next batch may start while this one waits for durability (the store
                 // released its locks at the commit); its answers wait for the flush.
                 q = lock(&self.q);
                 q.leader = false;
                 self.cv.notify_all();
                 drop(q);
-                if failed.is_none()
-                    && let Err(e) = catch_unwind(AssertUnwindSafe(|| store.settle()))
-                        .unwrap_or_else(|_| {
-                            Err(internal(
-                                "store_unavailable: waiting for the commit to be durable \
-                                 panicked; its outcome is unknown (retryable)",
-                            ))
-                        })
-                {
+                let t_settle = Instant::now();
+                let settled = failed.is_none().then(|| {
+                    catch_unwind(AssertUnwindSafe(|| store.settle())).unwrap_or_else(|_| {
+                        Err(internal(
+                            "store_unavailable: waiting for the commit to be durable \
+                             panicked; its outcome is unknown (retryable)",
+                        ))
+                    })
+                });
+                if let (Some(o), Some(r)) = (observer, &settled) {
+                    o.fleet_settle(t_settle.elapsed(), r.is_ok());
+                }
+                if let Some(Err(e)) = settled {
                     // The commit may be lost: rebuild the image at the next batch.
                     *lock(&self.seen) = None;
                     failed = Some(e);

@@ -35,6 +35,7 @@ pub mod client;
 mod embedded;
 pub mod engine;
 mod fleet;
+pub mod observe;
 pub mod open;
 pub mod policy;
 pub mod store;
@@ -44,7 +45,12 @@ pub use access::{Peer, admin_only};
 pub use audit::{AuditVerification, verify_audit};
 pub use audit_cmds::{EXPORT_AUDIT_MAX_BYTES, EXPORT_AUDIT_MAX_RECORDS, export_page};
 pub use embedded::Governor;
+pub use engine::gauges::{
+    ACQUIRE_DENIAL_CODES, GRANT_REASONS, GovernorGauges, MAX_SCOPED_GAUGES, SCOPE_KINDS,
+    ScopedGauge,
+};
 pub use engine::{Engine, IdSource};
+pub use observe::{GovernorObserver, RELEASE_OUTCOMES};
 pub use open::{EmbeddedGovernor, StoreSpec};
 pub use policy::{GovernorOptions, Policy};
 #[cfg(feature = "postgres")]

@@ -6,6 +6,7 @@ mod access;
 mod acquire;
 mod approval_index;
 mod approvals;
+pub mod gauges;
 mod keys;
 mod policy_cmds;
 mod refresh;
@@ -41,7 +42,7 @@ pub enum IdSource {
     Deterministic,
 }
 
-const DAY_MS: i64 = 86_400_000;
+pub(crate) const DAY_MS: i64 = 86_400_000;
 
 /// The engine: state, active policy, settings, clock, ids, and the changes of the command
 /// in progress.
