@@ -5,6 +5,7 @@
 //! Never a request's payload, a token, a credential or an error text that could echo one:
 //! only codes the daemon itself defines.
 
+use leasekit::governor::wire::Command;
 use tracing_subscriber::EnvFilter;
 
 /// How log lines are written.
@@ -39,17 +40,10 @@ pub fn init(format: LogFormat, filter: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A client-sent command name fit for a log line: itself when it is a plain identifier of at
-/// most 64 characters, else `invalid` (no client text reaches a log unchecked).
-pub fn command_name(name: &str) -> &str {
-    if !name.is_empty()
-        && name.len() <= 64
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    {
-        name
-    } else {
-        "invalid"
-    }
+/// A client-sent command name fit for a log line: the governor command it names (the fixed set
+/// of [`Command`], as the metrics label it), else `invalid`, so no client text reaches a log.
+pub fn command_name(name: &str) -> &'static str {
+    Command::parse(name).map_or("invalid", Command::as_str)
 }
 
 /// The code at the front of an error text (`permission_denied: ...` gives
@@ -89,6 +83,7 @@ mod tests {
         assert_eq!(command_name("Acquire"), "Acquire");
         assert_eq!(command_name("Acq\nuire"), "invalid");
         assert_eq!(command_name(&"A".repeat(65)), "invalid");
+        assert_eq!(command_name("Not_a_command"), "invalid");
         assert_eq!(error_code("permission_denied: uid 5"), "permission_denied");
         assert_eq!(error_code("frame payload is not UTF-8"), "error");
         assert_eq!(
