@@ -47,7 +47,8 @@ tree="$dir/src/agentruntimecontrolprotocol-$sdk_version"
 run_suite() {  # $1: log file; other args: extra pytest arguments
     local log=$1
     shift
-    (cd "$tree" && "$venv/bin/python" -m pytest -p no:cacheprovider -q \
+    # CI unset: the SDK skips its websocket test when CI=true, and all 310 tests are to run here.
+    (cd "$tree" && env -u CI "$venv/bin/python" -m pytest -p no:cacheprovider -q \
         -o addopts="--strict-markers --timeout=60" "$@" tests) >"$log" 2>&1
 }
 
