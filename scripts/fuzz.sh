@@ -6,7 +6,7 @@
 #   FUZZ_TARGETS="canonicalize narrow" make fuzz   a subset of the targets
 # Runs use libFuzzer's fork mode with crashes, timeouts and OOMs ignored, so each target runs
 # its whole time; every crash input is kept in fuzz/artifacts/<target>/ (minimize with
-# `cargo +nightly fuzz tmin <target> <file>`, then add it to fuzz/regressions/<target>/, which
+# `cargo +nightly fuzz tmin --features libfuzzer <target> <file>`, then add it to fuzz/regressions/<target>/, which
 # `make test` replays). Needs a nightly toolchain (or stable with RUSTC_BOOTSTRAP=1) and
 # cargo-fuzz (`cargo install cargo-fuzz`, installed here when missing).
 set -u
@@ -22,10 +22,12 @@ else
 fi
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked || exit 1
 
-"${fuzz[@]}" build || exit 1
-# The seed corpora (a stable build of the fuzz crate's example, sharing the root target dir).
-CARGO_TARGET_DIR=target cargo run -q --manifest-path fuzz/Cargo.toml --no-default-features \
-  --example seed_corpora -- fuzz/corpus >/dev/null || exit 1
+# The seed corpora (a stable build of the fuzz crate's example in the root target dir).
+cargo run -q -p leasekit-fuzz --example seed_corpora -- fuzz/corpus >/dev/null || exit 1
+# The instrumented build in a target dir of its own (its flags differ from every other build);
+# the libFuzzer runtime and the target binaries are behind the crate's `libfuzzer` feature.
+export CARGO_TARGET_DIR="$PWD/fuzz/target" CARGO_PROFILE_RELEASE_DEBUG=1
+"${fuzz[@]}" build --features libfuzzer || exit 1
 
 bin=fuzz/target/x86_64-unknown-linux-gnu/release
 # The bundled SQLite (rusqlite, under the governor) is linked into each target once but its

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Rust: fmt check, clippy over the whole workspace (bindings included), and every cargo test
-# of the default members (core, ffi, cli); the bindings are tested by their own toolchains.
+# Rust: fmt check, clippy over the whole workspace (bindings and fuzz crate included), and every
+# cargo test of the default members (core, ffi, cli, serve) and the fuzz crate's replay tests;
+# the bindings are tested by their own toolchains.
 # First, the conformance vectors must be what their generator writes (counted as one test), and
 # every manifest must carry the workspace version (scripts/check-versions.py, one more).
 # The governor's PostgreSQL tests (feature leasekit/postgres) start a throwaway server of their
@@ -20,7 +21,10 @@ cargo fmt --all -- --check || { echo "cargo fmt: differences found"; status=1; }
 bash scripts/ensure-postgres.sh || status=1
 cargo clippy --workspace --all-targets --features leasekit/postgres -q -- -D warnings || status=1
 out=$(mktemp)
-cargo test --features leasekit/postgres 2>&1 | tee "$out"
+# The default members and the fuzz crate (its replay of the seed corpora and minimized crashes,
+# plain tests on stable) in one build: one feature resolution, one dependency tree.
+cargo test --features leasekit/postgres -p leasekit -p leasekit-ffi -p leasekit-cli -p leasekit-serve \
+  -p leasekit-fuzz 2>&1 | tee "$out"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 # The docs name only CLI flags, Makefile targets and stores that exist (read from the CLI that
 # cargo test just built), and the check catches each kind of drift: one more counted test.
@@ -29,11 +33,6 @@ if python3 scripts/check-docs.py && python3 scripts/check-docs.py --self-test; t
 # docs/errors.md and docs/policy.md are what their generators write from the code: one more.
 errors_doc_ok=0
 if python3 scripts/gen-errors-doc.py --check && python3 scripts/gen-policy-doc.py --check; then errors_doc_ok=1; else status=1; fi
-# The fuzz targets (fuzz/, its own workspace) on their seed corpora and minimized crashes, as
-# plain tests on stable; sharing the root target dir reuses the leasekit build.
-cargo fmt --manifest-path fuzz/Cargo.toml -- --check || { echo "cargo fmt (fuzz): differences found"; status=1; }
-CARGO_TARGET_DIR=target cargo test --manifest-path fuzz/Cargo.toml --no-default-features 2>&1 | tee -a "$out"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 pass=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) s += $i } END { print s + 0 }' "$out")
 fail=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$out")
 pass=${pass:-0}; fail=${fail:-0}

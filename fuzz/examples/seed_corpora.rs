@@ -1,6 +1,6 @@
 //! Writes the seed corpus of every fuzz target into `<dir>/<target>/` (default `fuzz/corpus`),
 //! from the conformance vectors and the examples. `scripts/fuzz.sh` runs it before fuzzing.
-//! Usage: `cargo run --manifest-path fuzz/Cargo.toml --no-default-features --example seed_corpora [dir]`
+//! Usage: `cargo run -p leasekit-fuzz --example seed_corpora [dir]`
 
 use leasekit_fuzz::{TARGETS, seeds};
 use std::path::PathBuf;

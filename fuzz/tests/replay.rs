@@ -1,7 +1,7 @@
 //! Plain regression tests (stable toolchain, no libFuzzer): every target runs on its seed
 //! corpus (built from the conformance vectors and examples), on deterministic pseudo-random
 //! inputs, and on the minimized crashes kept in `regressions/<target>/`. Run by
-//! scripts/test-rust.sh as `cargo test --manifest-path fuzz/Cargo.toml --no-default-features`.
+//! scripts/test-rust.sh as `cargo test -p leasekit-fuzz` (with the rest of the workspace).
 
 use leasekit_fuzz::{TARGETS, seeds};
 use std::panic::{AssertUnwindSafe, catch_unwind};
