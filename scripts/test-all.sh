@@ -11,6 +11,11 @@ total_pass=0 total_fail=0 status=0 times="" failed_steps=""
 # it costs minutes per library on a 2-core machine and changes no behaviour. The shipped
 # artifacts keep it (make dist builds them, make dist-test tests them).
 export CARGO_PROFILE_RELEASE_LTO=${CARGO_PROFILE_RELEASE_LTO:-off}
+# The debug builds (the Rust tests, the C step's library): no incremental caches (a fresh
+# checkout never reuses them) and line tables only for debug info (backtraces and valgrind
+# keep file:line; linking ~60 test binaries with full debug info costs minutes and gigabytes).
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+export CARGO_PROFILE_DEV_DEBUG=${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}
 steps=${LEASEKIT_TEST_STEPS:-"run rust c python node jvm mcp"}
 for step in $steps; do
   script="scripts/test-$step.sh"
@@ -47,7 +52,7 @@ echo "==> summary"
 printf '%s' "$times"
 for step in $failed_steps; do
   echo "==> what failed in $step (from $logdir/$step.log)"
-  grep -E -- '^test .* FAILED$|^---- .* stdout ----$|panicked at|^FAILED |^FAIL |^ERROR |^not ok |^\[ERROR\] (Tests run|  [A-Za-z])|failures:$|^    [a-z_:]+$|FAILED \(exit|[0-9]+ failed' \
+  grep -E -- '^test .* FAILED$|^---- .* stdout ----$|panicked at|^FAILED |^FAIL |^ERROR |^not ok |^\[ERROR\] (Tests run|  [A-Za-z])|failures:$|^    [a-z_:]+$|FAILED \(exit|[0-9]+ failed|did not (pass|complete)' \
     "$logdir/$step.log" | grep -vE ' 0 failed' | head -n 60
 done
 echo
