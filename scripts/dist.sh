@@ -58,6 +58,9 @@ mkdir -p "$c/include" "$c/lib/pkgconfig"
 cp ffi/include/leasekit.h "$c/include/"
 cp "$rel/libleasekit_ffi.so" "$rel/libleasekit_ffi.a" "$c/lib/"
 strip --strip-unneeded "$c/lib/libleasekit_ffi.so"
+# Debug sections only: the archive's symbol table and relocations stay, so it still links (the
+# static build in dist-test). Without this the archive was ~10x its stripped size.
+strip --strip-debug "$c/lib/libleasekit_ffi.a"
 for pc in leasekit leasekit-static; do
   # ${pcfiledir}: the .pc files stay right wherever the tarball is unpacked.
   sed -e 's|@INCLUDEDIR@|${pcfiledir}/../../include|' -e 's|@LIBDIR@|${pcfiledir}/..|' \
