@@ -9,7 +9,7 @@
 //!   never replaced: the core must check exactly the caller's string.
 //! * **Own data only**: an object is read through its own enumerable string keys
 //!   ([`JsArg::entries`]), never through its prototype chain, so a polluted `Object.prototype`
-//!   cannot add a capability, a pattern or an option to anything (issue 18).
+//!   cannot add a capability, a pattern or an option to anything.
 
 use leasekit::{Decimal, Error, LeaseConstraints, Timestamp};
 use napi::bindgen_prelude::{

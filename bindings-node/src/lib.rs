@@ -4,7 +4,7 @@
 //! and converts the result (or the core error) back. No lease logic lives here. The
 //! small JavaScript wrapper in `index.js` turns the thrown errors into the exported
 //! `LeaseError` subclasses. Module map: the common floor plan of every binding
-//! (docs/api.md, issue 14), plus `clock` (injected clocks) and `fast/` (the authorize hot path).
+//! (README.md "Layout"), plus `clock` (injected clocks) and `fast/` (the authorize hot path).
 
 pub mod agentfile;
 pub mod budget;

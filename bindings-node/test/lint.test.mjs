@@ -1,4 +1,4 @@
-// lintLease (issue 18 item 5): core's lease lint, exposed as a thin function.
+// lintLease: core's lease lint, exposed as a thin function.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'

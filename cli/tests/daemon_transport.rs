@@ -1,4 +1,4 @@
-//! The daemon's socket under bad and odd input (SEMANTICS 13.1, issue 15): every test talks to
+//! The daemon's socket under bad and odd input (SEMANTICS 13.1, 13.16): every test talks to
 //! a real `leasekit serve` process with raw bytes, then checks that the daemon still serves.
 
 mod daemon;

@@ -18,7 +18,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vectors_agentfile  # noqa: E402
 import vectors_binding  # noqa: E402
-import vectors_bypass  # noqa: E402  (the bypass corpus, issue 17)
+import vectors_bypass  # noqa: E402  (the bypass corpus)
 from vectors_security import security  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1263,8 +1263,8 @@ def generated():
     files["subset"] += subset_work_bound()
     files["agentfile"] = list(vectors_agentfile.VECTORS)
     files["agentfile_fixtures"] = agentfile_fixtures()
-    # binding.json and binding_text.json (vectors_binding.py) pin the binding disagreements of
-    # issue 14 (amount maps, subset option keys, lone surrogates on every string-taking op).
+    # binding.json and binding_text.json (vectors_binding.py) pin where bindings once disagreed
+    # (amount maps, subset option keys, lone surrogates on every string-taking op).
     files.update(vectors_binding.files())
     files["bypass"] = vectors_bypass.vectors()
     out = {}

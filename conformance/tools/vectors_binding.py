@@ -1,4 +1,4 @@
-"""Vectors that pin what crosses a language boundary (issue 14), written by gen_vectors.py.
+"""Vectors that pin what crosses a language boundary, written by gen_vectors.py.
 
 - binding.json: amount maps (`parent_remaining`: a signed decimal with at most 9 fraction
   digits and 27 digits in all, docs/semantics.md 6) and unknown subset-option keys.

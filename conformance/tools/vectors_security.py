@@ -1,4 +1,4 @@
-"""Security vectors (issue 18), appended by gen_vectors.py after every other batch so the
+"""Security vectors (the bypass families of docs/security.md), appended by gen_vectors.py after every other batch so the
 ids before them stay stable. Written from docs/semantics.md 2, 5 and 5.2, never by running leasekit:
 
 - 5.2 ambiguous paths: a canonical path holding `\\`, or a piece between `/`, `%2F` and `%5C`
@@ -96,7 +96,7 @@ def ambiguity_and_hosts():
     # fs paths have no such rule (SEMANTICS 5.1): kept verbatim apart from dot segments
     for p in ["/v1/..%2Fadmin", "/v1/\\..\\x", "/v1/..;/x", "/v1/%252e%252e/x"]:
         c.append(canon("fs.read", p, p))
-    # the bypasses of issue 18, against the leases they used to escape
+    # the reported bypasses, against the leases they used to escape
     for p in ["/v1/\\..\\..\\admin", "/v1/..%2F..%2Fadmin", "/v1/%252e%252e/%252e%252e/admin",
               "/v1/..;/..;/admin", "/v1/..%5C..%5Cadmin", "/v1/x%2F..%2Fadmin"]:
         m.append(match("net.fetch", H + "/v1/**", H + p, IR))

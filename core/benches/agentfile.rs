@@ -1,6 +1,6 @@
 //! `cargo bench -p leasekit --bench agentfile`: parse + lint of 1 MB Agentfiles.
 //!
-//! Target (issue 3): parse + lint of a 1 MB Agentfile under 20 ms. Two shapes: one of plain
+//! Target: parse + lint of a 1 MB Agentfile under 20 ms. Two shapes: one of plain
 //! directives, comments and SOP blocks, and one that also carries a Cedar POLICY block every
 //! ~64 KB (16 blocks; lint parses each with Cedar, roughly 50-100 us per block).
 

@@ -1,4 +1,4 @@
-//! Fleet throughput (issue 16): acquire/release pairs per second with 1, 2 and 4 governors on
+//! Fleet throughput: acquire/release pairs per second with 1, 2 and 4 governors on
 //! one PostgreSQL database (a throwaway server with durable commits: fsync and
 //! synchronous_commit on), 64 clients spread over them, one hot budget; beside PostgreSQL's own
 //! pgbench on the equivalent single-row conditional UPDATE (one transaction per acquire and one

@@ -1,7 +1,7 @@
 //! The audit chain format is pinned: a deterministic command sequence (manual clock,
 //! deterministic ids, escapes and non-ASCII in the values) yields exactly the entry hashes the
-//! audit writer produced before the hot-path rework of issue 19 (taken from main at 69f409f
-//! through its Python binding). Any change to the record fields, their JCS form or the chain
+//! audit writer produced before the governor's hot path was rebuilt (taken through the Python
+//! binding of that earlier writer). Any change to the record fields, their JCS form or the chain
 //! changes these hashes.
 
 use leasekit::governor::EmbeddedGovernor;

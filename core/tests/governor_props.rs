@@ -1,4 +1,4 @@
-//! Governor properties (issue 19): random command sequences keep the invariants
+//! Governor properties: random command sequences keep the invariants
 //! (in-flight <= capacity, reserved + spent <= budget, at most one grant per scoped key,
 //! every audit chain verifies, a restart at any step yields the same state); malformed
 //! input never panics and never changes state.

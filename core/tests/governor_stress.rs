@@ -1,4 +1,4 @@
-//! Governor concurrency and crash tests (issue 19): 64 threads acquiring and releasing on one
+//! Governor concurrency and crash tests: 64 threads acquiring and releasing on one
 //! governor (memory and SQLite) add up exactly; a child process SIGKILLed at random points
 //! while serving commands on a SQLite store loses no answered grant and counts nothing twice.
 //! `LEASEKIT_CRASH_REPS` sets the crash repetitions (default 50; `make soak` runs 500).

@@ -1,4 +1,4 @@
-//! Resource bounds on hostile input (issue 17): deeply nested JSON at every JSON entry point and
+//! Resource bounds on hostile input: deeply nested JSON at every JSON entry point and
 //! megabyte Agentfiles. Every call answers (no stack overflow, no panic) and a refusal is
 //! `INVALID_REQUEST`; work is checked by the size of what comes back, never by timing.
 //! The bounds are listed in docs/security.md ("Bounds").

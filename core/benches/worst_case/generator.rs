@@ -157,7 +157,7 @@ pub fn authorize_cases() -> Vec<AuthorizeCase> {
 /// Subset and narrowing families.
 pub fn pair_cases() -> Vec<PairCase> {
     let mut out = Vec::new();
-    // 1. issue 18: `/**/a/` then sixteen `*/` and ~1000 distinct characters, against an
+    // 1. A reported child: `/**/a/` then sixteen `*/` and ~1000 distinct characters, against an
     // ordinary `/workspace/**` parent; as many such children as the bounds allow.
     let child = |k: usize| {
         let mut p = String::from("/**/a/");

@@ -1,5 +1,5 @@
 //! Canonicalization is a fixed point and its fast paths agree with the full path, on random
-//! strings built from the pieces that matter to URL and path parsers (issue 18, item 6).
+//! strings built from the pieces that matter to URL and path parsers.
 
 use super::path::{canonical_path, is_canonical_path, is_short_canonical_path};
 use super::url::{canonical_url, is_canonical_url};
