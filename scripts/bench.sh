@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench`: leasekit against the peers, side by side, in one run (issue 9). NOT part of
+# `make bench`: leasekit against the peers, side by side, in one run. NOT part of
 # `make test`; it never fails the build over a timing.
 #
 # Writes the shared inputs (bench/inputs.py), then runs each language harness that can be

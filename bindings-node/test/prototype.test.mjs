@@ -1,4 +1,4 @@
-// Issue 18 item 1: a JavaScript object crossing into native code is read through its own
+// A JavaScript object crossing into native code is read through its own
 // enumerable string keys only, so prototype pollution anywhere in the host process cannot add
 // a capability, a pattern, a budget or an option. Every public function is probed before and
 // after Object.prototype and Array.prototype are polluted with every capability name and every

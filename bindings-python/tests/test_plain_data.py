@@ -1,4 +1,4 @@
-"""Issue 18 item 1, the Python audit: what leasekit reads from a caller's dict, list or tuple is
+"""Plain data, the Python side: what leasekit reads from a caller's dict, list or tuple is
 its own storage (what `dict.items(d)`, `len()` and `list.__getitem__` see), never what an
 overridden `__iter__`, `items`, `keys` or `__getitem__` reports; amounts are exact `int`/`Decimal`/`str`, not
 subclasses that could report another amount than their value."""

@@ -226,7 +226,7 @@ fn many_distinct_characters_and_long_runs_are_decided_as_inclusion_says() {
 fn the_worst_cases_are_still_refused_past_the_default_bound() {
     // Each family's largest product, at the full bound: not a subset, and undecided (no
     // witness) where the exploration passed the bound, having used at most the bound.
-    for name in ["issue18-cjk/1", "stars/63", "globstar-chars/128"] {
+    for name in ["reported-cjk/1", "stars/63", "globstar-chars/128"] {
         let case = generator::pair_cases()
             .into_iter()
             .find(|c| c.name == name)

@@ -1,4 +1,4 @@
-//! Fuzz targets for leasekit (issue 17) and the checks behind them.
+//! Fuzz targets for leasekit and the checks behind them.
 //!
 //! Every target is a plain function `fn(&[u8])` in [`targets`] that panics when a property of
 //! docs/semantics.md does not hold (and never otherwise): the cargo-fuzz binaries in

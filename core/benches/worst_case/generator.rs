@@ -174,13 +174,13 @@ pub fn pair_cases() -> Vec<PairCase> {
         p
     };
     out.push(PairCase {
-        name: "issue18-cjk/1".into(),
+        name: "reported-cjk/1".into(),
         capability: "fs.read",
         child: vec![child(0)],
         parent: vec!["/workspace/**".into()],
     });
     out.push(PairCase {
-        name: "issue18-cjk/21".into(),
+        name: "reported-cjk/21".into(),
         capability: "fs.read",
         child: (0..21).map(child).collect(),
         parent: vec!["/workspace/**".into()],

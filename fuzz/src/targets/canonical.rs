@@ -93,7 +93,7 @@ pub fn canonical_fast_path(data: &[u8]) {
     }
 }
 
-/// Input: capability selector byte, target. SEMANTICS 5 as tightened by issue 18: a target
+/// Input: capability selector byte, target. SEMANTICS 5 (its length bound and 5.2): a target
 /// over 16 384 bytes is refused; a canonical target canonicalizes to itself; a URL answer has
 /// no `\` in its path and no dot piece (5.2); matching the raw target equals matching its
 /// canonical form (the canonical form, used as a literal pattern, matches the raw target).
