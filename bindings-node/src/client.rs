@@ -5,10 +5,9 @@
 //! Calls are synchronous: each blocks the calling thread for at most `timeoutMs`.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use leasekit::Error;
-use leasekit::governor::client::{ClientOptions, FallbackMode, GovernorClient as CoreClient};
+use leasekit::governor::client::{ClientOptions, GovernorClient as CoreClient};
 use napi::ValueType;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
@@ -19,59 +18,18 @@ use crate::error::{Result, run};
 use crate::governor::{CallTask, JsonGovernor, Slot};
 use crate::text::Text;
 
-/// A whole number of milliseconds, for `option`.
-fn millis(value: &Value, option: &str) -> leasekit::Result<Duration> {
-    value
-        .as_u64()
-        .filter(|&ms| ms > 0)
-        .map(Duration::from_millis)
-        .ok_or_else(|| {
-            Error::invalid(format!(
-                "option {option} must be a positive whole number of milliseconds"
-            ))
-        })
-}
-
-/// The fallback mode named by `value` (core's names).
-fn fallback(value: &Value) -> leasekit::Result<FallbackMode> {
-    value
-        .as_str()
-        .and_then(FallbackMode::parse)
-        .ok_or_else(|| Error::invalid("option fallback must be \"off\", \"dev\" or \"prod\""))
-}
-
-/// `{timeoutMs?, fallback?, maxIdleMs?, maxPooled?}` (own keys only; any other key is
-/// refused) as core's client options; an omitted option keeps core's default.
+/// `{timeoutMs?, fallback?, maxIdleMs?, maxPooled?}`: the plain object read as JSON and handed
+/// to core's `ClientOptions::from_json`, so Node accepts and refuses exactly what C, Python and
+/// the JVM do (ranges, unknown keys); an omitted or `null` option keeps core's default.
 fn client_options(arg: Option<&JsArg>) -> leasekit::Result<ClientOptions> {
-    let mut options = ClientOptions::default();
     let Some(arg) = arg.filter(|a| !a.is_nullish()) else {
-        return Ok(options);
+        return Ok(ClientOptions::default());
     };
+    let mut map = serde_json::Map::new();
     for (key, field) in arg.entries("client options")? {
-        let value = field.json()?;
-        if value.is_null() {
-            continue;
-        }
-        match key.as_str() {
-            "timeoutMs" => options.timeout = millis(&value, "timeoutMs")?,
-            "maxIdleMs" => options.max_idle = millis(&value, "maxIdleMs")?,
-            "maxPooled" => {
-                options.max_pooled = value
-                    .as_u64()
-                    .and_then(|n| usize::try_from(n).ok())
-                    .ok_or_else(|| {
-                        Error::invalid("option maxPooled must be a non-negative whole number")
-                    })?
-            }
-            "fallback" => options.fallback = fallback(&value)?,
-            other => {
-                return Err(Error::invalid(format!(
-                    "unknown client option {other:?} (expected timeoutMs, fallback, maxIdleMs, maxPooled)"
-                )));
-            }
-        }
+        map.insert(key, field.json()?);
     }
-    Ok(options)
+    ClientOptions::from_json(&Value::Object(map).to_string())
 }
 
 /// A client of a `leasekit serve` daemon (open it with `GovernorClient.connect`): the same

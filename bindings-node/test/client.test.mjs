@@ -110,8 +110,13 @@ test('approvals and authorize through the daemon', () => {
 })
 
 test('options: bad values and unknown keys are InvalidRequestError', () => {
-  for (const options of [{ fallback: 'maybe' }, { timeoutMs: -1 }, { timeoutMs: 0 }, { timeoutMs: 1.5 }, { nope: 1 }, new Map(), { maxPooled: -1 }]) {
+  for (const options of [{ fallback: 'maybe' }, { timeoutMs: -1 }, { timeoutMs: 0 }, { timeoutMs: 1.5 }, { nope: 1 }, new Map(), { maxPooled: -1 },
+    { timeoutMs: 86_400_001 }, { maxIdleMs: 86_400_001 }, { timeoutMs: '500' }]) {
     assert.throws(() => lk.GovernorClient.connect(daemon.socket, options), lk.InvalidRequestError, JSON.stringify(options))
+  }
+  // The same ranges as core's client options (C, Python, JVM): a day at most, no idle reuse at 0.
+  for (const options of [{ timeoutMs: 86_400_000 }, { maxIdleMs: 0 }, { maxIdleMs: 86_400_000, maxPooled: 0 }, { timeoutMs: null }]) {
+    lk.GovernorClient.connect(daemon.socket, options).close()
   }
   assert.throws(() => lk.GovernorClient.connect(42), lk.InvalidRequestError)
 })
