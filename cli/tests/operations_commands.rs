@@ -93,7 +93,10 @@ fn sqlite_backups_of_an_open_store_verify() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("governor.db").display().to_string();
-    let policy = Policy::from_json(r#"{"maxInFlight": 100, "maxComputeUnits": 100, "dailyBudgetCents": 1000}"#).unwrap();
+    let policy = Policy::from_json(
+        r#"{"maxInFlight": 100, "maxComputeUnits": 100, "dailyBudgetCents": 1000}"#,
+    )
+    .unwrap();
     let g = Governor::open(&db, policy, GovernorOptions::default()).unwrap();
     for i in 0..20 {
         let r = g

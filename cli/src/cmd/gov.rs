@@ -37,7 +37,7 @@ use crate::style::Style;
     leasekit gov policy rollback v1\n  \
     leasekit gov audit export -o audit.jsonl && leasekit audit verify audit.jsonl\n  \
     leasekit gov call Acquire '{\"actorId\": \"a\", \"estimatedCostCents\": 3}'\n  \
-    leasekit gov migrate --store postgres://leasekit_owner@db.example/leasekit?sslmode=verify-full&sslrootcert=/etc/leasekit/pg-ca.crt"
+    leasekit gov migrate --store 'postgres://leasekit_owner@db.example/leasekit?sslmode=verify-full&sslrootcert=/etc/leasekit/pg-ca.crt'"
 )]
 pub struct GovArgs {
     /// The daemon's socket [default: $LEASEKIT_SOCKET, else $XDG_RUNTIME_DIR/leasekit.sock, else
