@@ -53,7 +53,8 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Run the governor as a local daemon on a Unix socket (see docs/daemon.md).
     Serve(crate::cmd::serve::ServeArgs),
-    /// Operate a running daemon: status, metrics, approvals, policy, audit.
+    /// Operate a running daemon (status, metrics, approvals, policy, audit); migrate a
+    /// fleet's PostgreSQL schema.
     Gov(crate::cmd::gov::GovArgs),
     /// Guard an MCP server: a stdio proxy that enforces an Agentfile or lease on every tool
     /// call (see docs/mcp.md).

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use leasekit::governor::client::{ClientOptions, FallbackMode, GovernorClient, default_socket};
+use leasekit::governor::store::PostgresStore;
 use leasekit::governor::wire::{
     ActivatePolicyRequest, ActivatePolicyResponse, ApprovalQueueRequest, ExportAuditRequest,
     PolicyBundle, ReviewApprovalRequest, RollbackPolicyRequest,
@@ -35,7 +36,8 @@ use crate::style::Style;
     leasekit gov policy stage policy.json --version v2 && leasekit gov policy activate v2\n  \
     leasekit gov policy rollback v1\n  \
     leasekit gov audit export -o audit.jsonl && leasekit audit verify audit.jsonl\n  \
-    leasekit gov call Acquire '{\"actorId\": \"a\", \"estimatedCostCents\": 3}'"
+    leasekit gov call Acquire '{\"actorId\": \"a\", \"estimatedCostCents\": 3}'\n  \
+    leasekit gov migrate --store 'postgres://leasekit_owner@db.example/leasekit?sslmode=verify-full&sslrootcert=/etc/leasekit/pg-ca.crt'"
 )]
 pub struct GovArgs {
     /// The daemon's socket [default: $LEASEKIT_SOCKET, else $XDG_RUNTIME_DIR/leasekit.sock, else
@@ -86,6 +88,17 @@ pub enum GovCommand {
         /// Payload JSON (`-` for stdin).
         #[arg(default_value = "{}")]
         payload: String,
+    },
+    /// Apply pending PostgreSQL schema migrations (run as the schema owner's role, before
+    /// upgrading the fleet); prints the version before and after. Talks to the database, not
+    /// to a daemon.
+    Migrate {
+        /// The fleet's store URL (`postgres://...`, with its `sslmode` and certificates).
+        #[arg(long, value_name = "URL")]
+        store: String,
+        /// Only report the version; exit 1 when migrations are pending.
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -177,6 +190,9 @@ pub enum AuditCommand {
 
 /// Runs `gov`.
 pub fn run(args: &GovArgs, style: &Style) -> Result<Report, Failure> {
+    if let GovCommand::Migrate { store, check } = &args.command {
+        return migrate(store, *check, args.format == Format::Json);
+    }
     let socket = match &args.socket {
         Some(s) => s.clone(),
         None => default_socket().ok_or_else(|| {
@@ -195,6 +211,8 @@ pub fn run(args: &GovArgs, style: &Style) -> Result<Report, Failure> {
     );
     let json = args.format == Format::Json;
     match &args.command {
+        // Answered above, before a socket is looked for.
+        GovCommand::Migrate { store, check } => migrate(store, *check, json),
         GovCommand::Call { command, payload } => {
             let payload = if payload == "-" {
                 read_text("-")?
@@ -585,6 +603,39 @@ fn default_reviewer() -> String {
         .ok()
         .filter(|u| !u.is_empty())
         .unwrap_or_else(|| format!("uid-{}", leasekit_serve::listener::current_uid()))
+}
+
+/// `leasekit gov migrate`.
+fn migrate(url: &str, check: bool, json: bool) -> Result<Report, Failure> {
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        return Err(Failure::usage(
+            "gov migrate takes a PostgreSQL store URL (postgres://...); a SQLite store needs no \
+             migration step",
+        ));
+    }
+    let m = PostgresStore::migrate_schema(url, !check)?;
+    let pending = m.after < m.latest;
+    let status = u8::from(check && pending);
+    if json {
+        let v = json!({"before": m.before, "after": m.after, "latest": m.latest,
+                       "applied": m.after != m.before, "pending": pending});
+        return Ok(Report::new(super::pretty(&v), status));
+    }
+    let text = if check {
+        if pending {
+            format!(
+                "schema version {} of {}: migrations pending (run leasekit gov migrate)\n",
+                m.before, m.latest
+            )
+        } else {
+            format!("schema version {}: up to date\n", m.before)
+        }
+    } else if m.before == m.after {
+        format!("schema version {}: up to date, nothing applied\n", m.after)
+    } else {
+        format!("schema version {} -> {}: migrated\n", m.before, m.after)
+    };
+    Ok(Report::new(text, status))
 }
 
 fn short(hash: &str) -> &str {

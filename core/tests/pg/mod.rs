@@ -23,6 +23,8 @@ pub struct TempPostgres {
     dir: PathBuf,
     bin: PathBuf,
     as_postgres: bool,
+    /// The server's port (its Unix socket's name; TCP too when a test listens on it).
+    port: u16,
 }
 
 fn root() -> PathBuf {
@@ -89,6 +91,7 @@ fn reap_stale(base: &Path, bin: &Path, as_postgres: bool) {
             dir: e.path(),
             bin: bin.to_path_buf(),
             as_postgres,
+            port: 5432,
         });
     }
 }
@@ -126,6 +129,7 @@ impl TempPostgres {
             dir,
             bin,
             as_postgres,
+            port: 5432,
         };
         if as_postgres {
             // The server account must own its directory and reach it.
@@ -271,9 +275,18 @@ impl TempPostgres {
         }
     }
 
+    /// Records the `port` a test set in `postgresql.conf` (applies from the next start).
+    pub fn set_port(&mut self, port: u16) {
+        self.port = port;
+    }
+
     /// Key-value connection string for `db`.
     pub fn conninfo(&self, db: &str) -> String {
-        format!("host={} user=postgres dbname={db}", self.dir.display())
+        format!(
+            "host={} port={} user=postgres dbname={db}",
+            self.dir.display(),
+            self.port
+        )
     }
 
     /// A `postgres://` URL for `db` (the socket directory percent-encoded as the host).
@@ -290,7 +303,12 @@ impl TempPostgres {
                 _ => format!("%{b:02X}"),
             })
             .collect();
-        format!("postgres://postgres@{host}/{db}")
+        let port = if self.port == 5432 {
+            String::new()
+        } else {
+            format!(":{}", self.port)
+        };
+        format!("postgres://postgres@{host}{port}/{db}")
     }
 
     /// A client connected to `db`.

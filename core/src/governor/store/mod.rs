@@ -14,6 +14,8 @@ pub mod memory;
 pub mod postgres;
 #[cfg(feature = "postgres")]
 mod postgres_schema;
+#[cfg(feature = "postgres")]
+mod postgres_tls;
 pub mod sqlite;
 
 use std::collections::BTreeMap;
@@ -21,7 +23,7 @@ use std::collections::BTreeMap;
 pub use faulty::{Fault, FaultyStore, Injected, StoreOp};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
-pub use postgres::{PgAuditSnapshot, PostgresStore};
+pub use postgres::{PgAuditSnapshot, PostgresStore, SchemaMigration};
 pub use sqlite::{SqliteAuditSnapshot, SqliteStore, Synchronous};
 
 /// Opens the store a location names, read as every binding's `Governor.open` reads it

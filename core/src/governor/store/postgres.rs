@@ -37,10 +37,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use ::postgres::error::SqlState;
-use ::postgres::{Client, Config, GenericClient, NoTls, SimpleQueryMessage, Statement};
+use ::postgres::{Client, Config, GenericClient, SimpleQueryMessage, Statement};
 use serde::Deserialize;
 
-use super::postgres_schema::migrate;
+use super::postgres_schema::{self, migrate};
+use super::postgres_tls::Tls;
 use super::{AuditSnapshot, Batch, Decide, Refresh, Snapshot, Store, Table};
 use crate::governor::engine::state::{LeaseStatus, Pools};
 use crate::{Error, ErrorCode};
@@ -52,10 +53,45 @@ const ATTEMPTS: u32 = 5;
 const PURGE_EVERY: i64 = 512;
 
 pub(crate) fn pg_err(e: ::postgres::Error) -> Error {
+    // A failed connection or TLS handshake says why (refused, certificate not valid for the
+    // name, unknown issuer, no TLS on the server): names and addresses, never key material.
+    let shown = e.to_string();
+    let why = match std::error::Error::source(&e) {
+        Some(s)
+            if e.as_db_error().is_none()
+                && matches!(
+                    shown.as_str(),
+                    "error performing TLS handshake" | "error connecting to server"
+                ) =>
+        {
+            format!(": {s}")
+        }
+        // The server's message (never its DETAIL, which may quote row values).
+        _ => e
+            .as_db_error()
+            .map(|db| format!(": {}: {}", db.severity(), db.message()))
+            .unwrap_or_default(),
+    };
     Error::new(
         ErrorCode::InternalError,
-        format!("store_unavailable: PostgreSQL: {e} (retryable)"),
+        format!("store_unavailable: PostgreSQL: {shown}{why} (retryable)"),
     )
+}
+
+/// A failed connection: with the server's own refusal when it sent one (authentication
+/// failed, no such role or database, pg_hba rejected), which names no secret.
+pub(crate) fn connect_err(e: ::postgres::Error) -> Error {
+    match e.as_db_error() {
+        Some(db) => Error::new(
+            ErrorCode::InternalError,
+            format!(
+                "store_unavailable: PostgreSQL refused the connection: {}: {} (retryable)",
+                db.severity(),
+                db.message()
+            ),
+        ),
+        None => pg_err(e),
+    }
 }
 
 fn unavailable(msg: impl std::fmt::Display) -> Error {
@@ -137,6 +173,8 @@ impl Trace {
 /// socket directory as the percent-encoded host).
 pub struct PostgresStore {
     config: Config,
+    /// The TLS connector the URL's `ssl*` parameters ask for (module `postgres_tls`).
+    tls: Tls,
     shown: String,
     conn: Mutex<Option<Conn>>,
     /// The connection that waits for durability ([`Store::settle`]).
@@ -179,6 +217,17 @@ impl std::fmt::Debug for PostgresStore {
 }
 
 pub use crate::governor::wire::ConnectedGovernor;
+
+/// What [`PostgresStore::migrate_schema`] found and did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SchemaMigration {
+    /// The schema version before (0: no schema yet).
+    pub before: i64,
+    /// The schema version after (equal to `before` when nothing was applied).
+    pub after: i64,
+    /// The newest version this build knows.
+    pub latest: i64,
+}
 
 const ALL_ROWS_SQL: &str = "
     SELECT 0::int2, id, body FROM leasekit.leases WHERE body IS NOT NULL
@@ -318,7 +367,7 @@ enum Failure {
 impl PostgresStore {
     /// Connects to `url` (`postgres://` or `postgresql://`), creates or migrates the schema.
     pub fn open(url: &str) -> crate::Result<PostgresStore> {
-        let mut config = parse_url(url)?;
+        let (mut config, tls) = parse_url(url)?;
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string())
             .unwrap_or_else(|_| "unknown".into());
@@ -330,6 +379,7 @@ impl PostgresStore {
         let shown = shown_url(&config);
         let store = PostgresStore {
             config,
+            tls,
             shown,
             conn: Mutex::new(None),
             flush: Mutex::new(Flusher {
@@ -358,7 +408,7 @@ impl PostgresStore {
     }
 
     fn connect(&self) -> crate::Result<Conn> {
-        let mut client = self.config.connect(NoTls).map_err(pg_err)?;
+        let mut client = self.config.connect(self.tls.clone()).map_err(connect_err)?;
         // A governor that stops mid-transaction (hung, cut off) must not hold the meta row
         // for long; a lock wait that long means something is wrong: fail, retryable.
         client
@@ -383,7 +433,7 @@ impl PostgresStore {
         let mut config = self.config.clone();
         let name = config.get_application_name().unwrap_or_default();
         config.application_name(&name.replacen("leasekit-governor", "leasekit-settle", 1));
-        let mut client = config.connect(NoTls).map_err(pg_err)?;
+        let mut client = config.connect(self.tls.clone()).map_err(connect_err)?;
         client
             .batch_execute("SET statement_timeout = '60s'")
             .map_err(pg_err)?;
@@ -441,6 +491,36 @@ impl PostgresStore {
                     since: r.get(2),
                 })
                 .collect())
+        })
+    }
+
+    /// `leasekit gov migrate`: connects to `url` on its own (no governor, no store image) and,
+    /// with `apply`, brings the schema to the newest version this build knows; without it,
+    /// only reads the version. A schema newer than this build knows is an error either way;
+    /// applying twice changes nothing.
+    pub fn migrate_schema(url: &str, apply: bool) -> crate::Result<SchemaMigration> {
+        let (mut config, tls) = parse_url(url)?;
+        config
+            .application_name("leasekit-migrate")
+            .connect_timeout(Duration::from_secs(5));
+        let mut client = config.connect(tls).map_err(connect_err)?;
+        client
+            .batch_execute("SET lock_timeout = '60s'; SET statement_timeout = '300s'")
+            .map_err(pg_err)?;
+        let latest = postgres_schema::latest();
+        let (before, after) = if apply {
+            postgres_schema::apply(&mut client)?
+        } else {
+            let v = postgres_schema::current(&mut client)?;
+            if v > latest {
+                return Err(postgres_schema::newer(v));
+            }
+            (v, v)
+        };
+        Ok(SchemaMigration {
+            before,
+            after,
+            latest,
         })
     }
 
@@ -745,21 +825,15 @@ impl PostgresStore {
     }
 }
 
-/// The connection settings of a `postgres://` or `postgresql://` URL.
-fn parse_url(url: &str) -> crate::Result<Config> {
+/// The connection settings and TLS connector of a `postgres://` or `postgresql://` URL.
+fn parse_url(url: &str) -> crate::Result<(Config, Tls)> {
     if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
         return Err(Error::new(
             ErrorCode::InvalidRequest,
             "a PostgreSQL store URL starts with postgres:// or postgresql://",
         ));
     }
-    url.parse().map_err(|e: ::postgres::Error| {
-        // The parser's message never carries the password; the URL itself is not echoed.
-        Error::new(
-            ErrorCode::InvalidRequest,
-            format!("invalid PostgreSQL URL: {e}"),
-        )
-    })
+    super::postgres_tls::parse(url)
 }
 
 /// A read-only snapshot of a PostgreSQL store's audit chain ([`AuditSnapshot`]): its own
@@ -783,7 +857,8 @@ impl std::fmt::Debug for PgAuditSnapshot {
 impl PgAuditSnapshot {
     /// Connects to `url` read-only and takes the snapshot.
     pub fn open(url: &str) -> crate::Result<PgAuditSnapshot> {
-        PgAuditSnapshot::connect(parse_url(url)?)
+        let (config, tls) = parse_url(url)?;
+        PgAuditSnapshot::connect(config, &tls)
     }
 
     /// The URL without its password.
@@ -791,7 +866,7 @@ impl PgAuditSnapshot {
         &self.shown
     }
 
-    fn connect(mut config: Config) -> crate::Result<PgAuditSnapshot> {
+    fn connect(mut config: Config, tls: &Tls) -> crate::Result<PgAuditSnapshot> {
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string())
             .unwrap_or_else(|_| "unknown".into());
@@ -802,7 +877,7 @@ impl PgAuditSnapshot {
             ))
             .connect_timeout(Duration::from_secs(5));
         let shown = shown_url(&config);
-        let mut client = config.connect(NoTls).map_err(pg_err)?;
+        let mut client = config.connect(tls.clone()).map_err(connect_err)?;
         client
             .batch_execute(
                 "SET statement_timeout = '60s'; SET idle_in_transaction_session_timeout = '60s';
@@ -920,7 +995,10 @@ impl Store for PostgresStore {
 
     fn audit_snapshot(&self) -> crate::Result<Box<dyn AuditSnapshot + '_>> {
         // Its own connection: batches keep theirs, and the meta row is never locked by it.
-        Ok(Box::new(PgAuditSnapshot::connect(self.config.clone())?))
+        Ok(Box::new(PgAuditSnapshot::connect(
+            self.config.clone(),
+            &self.tls,
+        )?))
     }
 
     fn durable(&self) -> bool {

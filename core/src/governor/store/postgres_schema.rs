@@ -1,11 +1,13 @@
 //! The PostgreSQL store's schema (schema `leasekit`) and its versioned migrations.
 //!
-//! Migrations run at every open inside one transaction that first takes a transaction-scoped
-//! advisory lock, so two governors starting at once apply each step exactly once (the lock
-//! is taken at startup only, never on the hot path). A database migrated by a newer leasekit
-//! is refused.
+//! `leasekit gov migrate` applies them (as the schema owner's role); a governor's open applies
+//! them too when the schema is behind and its role may. Either way in one transaction that
+//! first takes a transaction-scoped advisory lock, so two governors starting at once apply
+//! each step exactly once (the lock is taken at startup only, and only when the schema is
+//! behind). A database migrated by a newer leasekit is refused.
 
-use ::postgres::Client;
+use ::postgres::error::SqlState;
+use ::postgres::{Client, GenericClient};
 
 use super::postgres::pg_err;
 
@@ -121,45 +123,118 @@ pub(crate) fn latest() -> i64 {
     MIGRATIONS.last().map_or(0, |m| m.0)
 }
 
-/// Creates or upgrades the schema; answers the version now in place.
-pub(crate) fn migrate(client: &mut Client) -> crate::Result<i64> {
-    let mut tx = client.transaction().map_err(pg_err)?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
-        .map_err(pg_err)?;
-    tx.batch_execute(
-        "CREATE SCHEMA IF NOT EXISTS leasekit;
-         CREATE TABLE IF NOT EXISTS leasekit.migrations (
-             version bigint PRIMARY KEY,
-             name text NOT NULL,
-             applied_at timestamptz NOT NULL DEFAULT now()
-         );",
-    )
-    .map_err(pg_err)?;
-    let current: i64 = tx
+/// The schema version in place (0: none yet), read without writing or locking anything, so
+/// a role without DDL privileges (the runtime role of docs/operations.md) can ask.
+pub(crate) fn current<C: GenericClient>(client: &mut C) -> crate::Result<i64> {
+    let exists: bool = client
+        .query_one(
+            // The catalog read as a query (the statement's snapshot), not through
+            // to_regclass (the session's catalog cache, which an advisory lock does not
+            // refresh: a migration another session just committed could go unseen).
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = 'leasekit' AND c.relname = 'migrations')",
+            &[],
+        )
+        .map_err(pg_err)?
+        .get(0);
+    if !exists {
+        return Ok(0);
+    }
+    Ok(client
         .query_one(
             "SELECT coalesce(max(version), 0) FROM leasekit.migrations",
             &[],
         )
         .map_err(pg_err)?
-        .get(0);
-    if current > latest() {
-        return Err(crate::Error::new(
-            crate::ErrorCode::InternalError,
-            format!(
-                "the database schema is at version {current}, newer than this leasekit knows \
-                 ({}): upgrade leasekit",
-                latest()
-            ),
-        ));
+        .get(0))
+}
+
+/// The refusal of a schema newer than this build knows.
+pub(crate) fn newer(current: i64) -> crate::Error {
+    crate::Error::new(
+        crate::ErrorCode::InternalError,
+        format!(
+            "the database schema is at version {current}, newer than this leasekit knows \
+             ({}): upgrade leasekit",
+            latest()
+        ),
+    )
+}
+
+/// Brings the schema to [`latest`] at a governor's open: nothing to do (no lock, no DDL)
+/// when it is current; refused when it is newer; applied when it is behind and the role may
+/// (a role that may not gets a clear error naming `leasekit gov migrate`). Answers the
+/// version now in place.
+pub(crate) fn migrate(client: &mut Client) -> crate::Result<i64> {
+    let v = current(client)?;
+    if v > latest() {
+        return Err(newer(v));
     }
-    for (version, name, sql) in MIGRATIONS.iter().filter(|m| m.0 > current) {
-        tx.batch_execute(sql).map_err(pg_err)?;
+    if v == latest() {
+        return Ok(v);
+    }
+    apply(client).map(|(_, after)| after)
+}
+
+/// Applies every pending migration in one transaction under the migration lock; answers the
+/// version before and after. A newer schema is refused; applying twice changes nothing.
+pub(crate) fn apply(client: &mut Client) -> crate::Result<(i64, i64)> {
+    let mut tx = client.transaction().map_err(pg_err)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .map_err(pg_err)?;
+    let before = current(&mut tx)?;
+    if before > latest() {
+        return Err(newer(before));
+    }
+    if before == latest() {
+        return Ok((before, before));
+    }
+    let denied = |e: ::postgres::Error| {
+        if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
+            crate::Error::new(
+                crate::ErrorCode::InternalError,
+                format!(
+                    "the database schema is at version {before} and this leasekit needs version \
+                     {}, but this role may not migrate it ({e}): run `leasekit gov migrate \
+                     --store URL` as the schema owner's role first",
+                    latest()
+                ),
+            )
+        } else {
+            pg_err(e)
+        }
+    };
+    // Created only when missing: the owner of a schema made for it (docs/operations.md)
+    // needs no CREATE privilege on the database.
+    let has_schema: bool = tx
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'leasekit')",
+            &[],
+        )
+        .map_err(pg_err)?
+        .get(0);
+    if !has_schema {
+        tx.batch_execute("CREATE SCHEMA leasekit").map_err(denied)?;
+    }
+    if before == 0 {
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS leasekit.migrations (
+                 version bigint PRIMARY KEY,
+                 name text NOT NULL,
+                 applied_at timestamptz NOT NULL DEFAULT now()
+             );",
+        )
+        .map_err(denied)?;
+    }
+    for (version, name, sql) in MIGRATIONS.iter().filter(|m| m.0 > before) {
+        tx.batch_execute(sql).map_err(denied)?;
         tx.execute(
             "INSERT INTO leasekit.migrations (version, name) VALUES ($1, $2)",
             &[version, name],
         )
-        .map_err(pg_err)?;
+        .map_err(denied)?;
     }
     tx.commit().map_err(pg_err)?;
-    Ok(latest())
+    Ok((before, latest()))
 }
