@@ -38,6 +38,7 @@ export type GovernorCommand =
   | 'ListPendingApprovals' | 'ReviewApproval' | 'GetMetrics' | 'GetStatus' | 'ExportDiagnostics'
   | 'ExportRunawayReport' | 'StagePolicyBundle' | 'ActivatePolicy' | 'RequestToolSubLease'
   | 'ExecuteToolCall' | 'Authorize' | 'ExportAudit' | 'VerifyAudit' | 'RollbackPolicy'
+  | 'RecordDecision'
 // END generated
 /** A request payload in the protocol's field names (camelCase); a field the request type does
  * not have throws `InvalidRequestError`. */
@@ -159,6 +160,9 @@ export interface GovernorMethods {
   /** `RollbackPolicy`: re-activates an earlier activated policy by its `version` (an unknown
    * version is `activated: false`). */
   rollbackPolicy(request?: GovernorRequest | string | null): GovernorResponse
+  /** `RecordDecision`: appends a guard's decision (allowed, denied, by which rule) to the audit
+   * chain as this caller's `guard_decision` record. */
+  recordDecision(request?: GovernorRequest | string | null): GovernorResponse
   // END generated
 }
 /** The Promise forms of `GovernorMethods` (`acquireAsync`, ...): the same strict call run on
@@ -188,5 +192,6 @@ export interface GovernorAsyncMethods {
   exportAuditAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   verifyAuditAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   rollbackPolicyAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
+  recordDecisionAsync(request?: GovernorRequest | string | null): Promise<GovernorResponse>
   // END generated
 }

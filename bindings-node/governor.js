@@ -32,6 +32,7 @@ const GOVERNOR_COMMANDS = {
   exportAudit: 'ExportAudit',
   verifyAudit: 'VerifyAudit',
   rollbackPolicy: 'RollbackPolicy',
+  recordDecision: 'RecordDecision',
 }
 // END generated
 // The Promise form of a strict call: the native task resolves to the JSON text

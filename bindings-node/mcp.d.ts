@@ -43,7 +43,8 @@ export declare class McpGuard {
   constructor(options: McpGuardOptions)
   /** The server name calls are checked against (`mcp:<server>.<tool>`). */
   readonly server: string
-  /** The decision on one `tools/call`. Params that are not JSON data throw `InvalidRequestError`; malformed ones are a denial. */
+  /** The decision on one `tools/call`. Params that are not JSON data throw `InvalidRequestError`; malformed ones are a denial.
+   * An approval token in `params._meta['leasekit/approvalToken']` goes to the governor's Acquire and is removed from the allowed `params`. */
   decideCall(params: unknown): CallDecision
   /** Reports the end of an allowed call (governor Release, audit record). */
   finishCall(callId: number, outcome: 'success' | 'toolError' | 'error' | 'cancelled'): void
@@ -55,7 +56,7 @@ export declare class McpGuard {
 
 /** What the guard needs of a client: the MCP SDK `Client`'s methods. */
 export interface McpClientLike {
-  callTool(params: { name: string; arguments?: Record<string, unknown> }, ...rest: any[]): Promise<any>
+  callTool(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, ...rest: any[]): Promise<any>
   listTools(...args: any[]): Promise<{ tools: Array<{ name: string }>; [key: string]: unknown }>
   readResource(params: { uri: string; [key: string]: unknown }, ...rest: any[]): Promise<any>
 }

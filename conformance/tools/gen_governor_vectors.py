@@ -2976,6 +2976,80 @@ def clock_backwards():
     return v
 
 
+# ============================================================================ guard decisions (RecordDecision)
+
+
+def DEC(**kw):
+    d = {"actorId": "agent", "workspaceId": "w", "source": "mcp", "decision": "deny", "rule": "argument",
+         "method": "tools/call", "server": "fs", "tool": "read_text_file", "requestId": "7",
+         "code": "PERMISSION_DENIED", "reason": "fs.read /etc/passwd is not permitted", "targets": []}
+    d.update(kw)
+    return {k: v for k, v in d.items() if v is not None}
+
+
+RECORDED_DECISION = {"recorded": True, "deniedReason": ""}
+
+
+@section
+def guard_decisions():
+    """RecordDecision (leasekit's addition to 13.1, docs/governor.md "Guard decisions in the chain"): a
+    guard's decision is one guard_decision record of the chain (13.10), bounded as 13.16 bounds every
+    payload; nothing but the chain changes."""
+    v = []
+    v.append(Sc("13.10 Audit (RecordDecision): a guard's denial is a guard_decision record of the chain with the "
+                "request's fields and a blank org as default-org; the chain verifies and no metric changes")
+             .cmd("RecordDecision", DEC(), RECORDED_DECISION)
+             .cmd("RecordDecision", DEC(decision="allow", rule="mapped", code="", reason="",
+                                        targets=["fs.read /data/a.txt"]), RECORDED_DECISION)
+             .cmd("ExportAudit", {}, {"records": [
+                 {"eventType": "guard_decision", "decision": "deny", "rule": "argument", "orgId": "default-org",
+                  "actorId": "agent", "workspaceId": "w", "source": "mcp", "server": "fs",
+                  "tool": "read_text_file", "requestId": "7", "code": "PERMISSION_DENIED", "leaseId": "",
+                  "targets": []},
+                 {"eventType": "guard_decision", "decision": "allow", "rule": "mapped",
+                  "targets": ["fs.read /data/a.txt"]}]})
+             .verify({"ok": True, "records": 2})
+             .metrics({"activeLeases": 0, "deniesByReason": {}, "grantsByReason": {}}))
+    v.append(Sc("13.10 Audit (RecordDecision): every decision value of the enum is recorded as sent")
+             .cmd("RecordDecision", DEC(decision="monitor"), RECORDED_DECISION)
+             .cmd("RecordDecision", DEC(decision="success", rule="result"), RECORDED_DECISION)
+             .cmd("RecordDecision", DEC(decision="toolError", rule="result"), RECORDED_DECISION)
+             .cmd("RecordDecision", DEC(decision="cancelled", rule="result"), RECORDED_DECISION)
+             .cmd("RecordDecision", DEC(decision="serverExited", rule="result"), RECORDED_DECISION)
+             .verify({"ok": True, "records": 5}))
+    v.append(Sc("13.14 Daemon access (RecordDecision): a leaseId must name a lease the caller may act on: an "
+                "unknown one is recorded false with lease_not_found and nothing is written; a granted one is "
+                "recorded and named in the record")
+             .cmd("RecordDecision", DEC(leaseId="lease-1"), {"recorded": False, "deniedReason": "lease_not_found"})
+             .acq(R(), grant("lease-1"))
+             .cmd("RecordDecision", DEC(decision="allow", leaseId="lease-1"), RECORDED_DECISION)
+             .cmd("ExportAudit", {"fromLine": 2}, {"records": [
+                 {"eventType": "guard_decision", "decision": "allow", "leaseId": "lease-1"}]})
+             .verify({"ok": True, "records": 2}))
+    v.append(Sc("13.16 uidBindings (RecordDecision): bindings bind daemon peers; an in-process caller is not checked",
+                {"uidBindings": {"1000": {"orgIds": ["o"], "workspaceIds": ["w"], "actorIds": ["bob"]}}})
+             .cmd("RecordDecision", DEC(), RECORDED_DECISION))
+    big = lambda n: "x" * n  # noqa: E731
+    refused = [
+        ("without a decision", DEC(decision=None)),
+        ("with a decision outside the enum", DEC(decision="allowed")),
+        ("with a code that is no ARCP code", DEC(code="NOT_A_CODE")),
+        ("with a tool of 257 bytes", DEC(tool=big(257))),
+        ("with a requestId of 257 bytes", DEC(requestId=big(257))),
+        ("with a reason of 4 097 bytes", DEC(reason=big(4097))),
+        ("with 1 025 targets", DEC(targets=["fs.read /a"] * 1025)),
+        ("with a target of 16 385 bytes", DEC(targets=[big(16385)])),
+        ("whose text is over 262 144 bytes in all", DEC(targets=[big(16384)] * 16)),
+        ("with targets that are not a list", DEC(targets="fs.read /a")),
+    ]
+    for why, payload in refused:
+        v.append(Sc("13.16 Sizes on the wire (RecordDecision): a record %s is an invalid payload (success false); "
+                    "nothing is written" % why)
+                 .cmd("RecordDecision", payload, FAILED)
+                 .verify({"ok": True, "records": 0}))
+    return v
+
+
 # ============================================================================ output, --check, --self-check
 
 

@@ -156,6 +156,11 @@ class GovernorMethods:
         """``RollbackPolicy``: re-activates an earlier activated policy by its ``version`` (an
         unknown version is ``activated: false``)."""
         return self._core.call("RollbackPolicy", _payload(request, fields))
+
+    def record_decision(self, request: Optional[Mapping[str, Any]] = None, /, **fields: Any) -> Dict[str, Any]:
+        """``RecordDecision``: appends a guard's decision (allowed, denied, by which rule) to the
+        audit chain as this caller's ``guard_decision`` record."""
+        return self._core.call("RecordDecision", _payload(request, fields))
     # END generated
 
 

@@ -110,15 +110,19 @@ class McpGuard:
         """The server name calls are checked against (``mcp:<server>.<tool>``)."""
         return str(self._core.server)
 
-    def decide_call(self, name: Any, arguments: Any = None) -> Dict[str, Any]:
+    def decide_call(self, name: Any, arguments: Any = None, meta: Any = None) -> Dict[str, Any]:
         """The decision on one ``tools/call``: ``{"decision": "allow", "callId", "params"}``
         (``params`` carries the canonical arguments; report the call's end with
         :meth:`finish_call`) or ``{"decision": "deny", "code", "reason", "result"}``
         (``result``, the ``CallToolResult`` to answer, in MCP's JSON shape). Arguments that are
-        not JSON data raise ``InvalidRequest``; malformed ones are a denial."""
+        not JSON data raise ``InvalidRequest``; malformed ones are a denial. ``meta`` is the
+        request's ``_meta``: its ``"leasekit/approvalToken"`` goes to the governor's Acquire
+        and is removed from ``params["_meta"]``."""
         params: Dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
+        if meta is not None:
+            params["_meta"] = dict(meta)
         answer: Dict[str, Any] = self._core.decide_call(_json_text(params, "the tool call"))
         _emit(answer.pop("log", None))
         return answer
@@ -184,13 +188,18 @@ class GuardedClientSession:
     async def call_tool(self, name: str, arguments: Any = None, *args: Any, **kwargs: Any) -> Any:
         """Decides the call, then forwards it with the canonical arguments (other arguments
         pass unchanged); a denial is returned as a ``CallToolResult`` with ``is_error=True``
-        and never reaches the server."""
-        decision = self._guard.decide_call(name, arguments)
+        and never reaches the server. An approval token in ``meta={"leasekit/approvalToken":
+        token}`` goes to the governor and is removed from the ``meta`` the server gets."""
+        meta = kwargs.get("meta")
+        decision = self._guard.decide_call(name, arguments, meta)
         if decision.get("decision") != "allow":
             from mcp.types import CallToolResult
 
             return CallToolResult.model_validate(decision["result"])
         params = decision["params"]
+        if meta is not None:
+            # Without the approval token (the guard removed it; the server never sees it).
+            kwargs["meta"] = params.get("_meta")
         call_id = int(decision["callId"])
         outcome = "error"
         try:

@@ -44,7 +44,8 @@ pub struct McpGuardArgs {
     /// A JSON argument map for tools the built-in maps do not cover (see docs/mcp.md).
     #[arg(long = "args-map", value_name = "FILE")]
     pub args_map: Option<String>,
-    /// A `leasekit serve` socket: every allowed call is an Acquire, and a Release after.
+    /// A `leasekit serve` socket: every allowed call is an Acquire, and a Release after; every
+    /// decision is a record of the governor's audit chain.
     #[arg(long, value_name = "SOCKET")]
     pub governor: Option<String>,
     /// The actor the governor charges.
@@ -56,7 +57,8 @@ pub struct McpGuardArgs {
     /// The org the governor charges (blank: the governor's default).
     #[arg(long, value_name = "ID", default_value = "")]
     pub org: String,
-    /// Append every decision to this JSONL audit chain (`leasekit audit verify FILE`).
+    /// Append every decision to this JSONL audit chain (`leasekit audit verify FILE`), also
+    /// with --governor.
     #[arg(long, value_name = "FILE")]
     pub audit: Option<String>,
     /// Refuse tools that have no argument map.

@@ -69,3 +69,23 @@ test("an allowed read passes, escapes and writes are denied before the server, t
   assert.doesNotMatch(saw, /secret|datax|planted|move_file/);
   assert.equal(fs.existsSync(path.join(w.data, "planted.txt")), false);
 });
+
+test("an approval token in callTool's _meta is removed before the server", async () => {
+  const w = world();
+  const client = await connect(w);
+  const token = "appr-0123456789abcdef0123456789abcdef";
+  try {
+    const ok = await client.callTool({
+      name: "read_text_file",
+      arguments: { path: path.join(w.data, "a.txt") },
+      _meta: { "leasekit/approvalToken": token },
+    });
+    assert.equal(ok.isError ?? false, false, text(ok));
+    assert.match(text(ok), /hello/);
+  } finally {
+    await client.close();
+  }
+  const saw = fs.readFileSync(w.log, "utf8");
+  assert.match(saw, /read_text_file/);
+  assert.doesNotMatch(saw, /approvalToken|appr-0123/);
+});

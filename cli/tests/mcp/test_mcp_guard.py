@@ -229,13 +229,13 @@ def test_a_cancelled_call_frees_its_id(world):
 class Daemon:
     """A real `leasekit serve` on a temporary socket."""
 
-    def __init__(self, policy: dict):
+    def __init__(self, policy: dict, extra: tuple[str, ...] | list[str] = ()):
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="lk-mcp-"))
         self.socket = str(self.dir / "s.sock")
         (self.dir / "policy.json").write_text(json.dumps(policy))
         self.log = open(self.dir / "daemon.log", "ab")
         self.p = subprocess.Popen([LEASEKIT, "serve", "--socket", self.socket, "--state", str(self.dir / "state"),
-                                   "--policy", str(self.dir / "policy.json")], stdin=subprocess.DEVNULL,
+                                   "--policy", str(self.dir / "policy.json"), *extra], stdin=subprocess.DEVNULL,
                                   stdout=subprocess.DEVNULL, stderr=self.log)
         deadline = time.monotonic() + 20
         while not os.path.exists(self.socket):

@@ -115,6 +115,7 @@ impl Governor {
             Command::ExportAudit => out(self.export_audit(parse(payload, strict)?)),
             Command::VerifyAudit => out(self.verify_audit_request(parse(payload, strict)?)),
             Command::RollbackPolicy => out(self.rollback_policy(parse(payload, strict)?)),
+            Command::RecordDecision => out(self.record_decision(parse(payload, strict)?)),
         }
     }
 }
@@ -158,6 +159,7 @@ pub(crate) fn check_strict(command: &str, payload: &str) -> crate::Result<Comman
         Command::ExportAudit => ok::<ExportAuditRequest>(payload),
         Command::VerifyAudit => ok::<VerifyAuditRequest>(payload),
         Command::RollbackPolicy => ok::<RollbackPolicyRequest>(payload),
+        Command::RecordDecision => ok::<RecordDecisionRequest>(payload),
     }?;
     Ok(cmd)
 }

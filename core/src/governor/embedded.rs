@@ -825,6 +825,15 @@ impl Governor {
         self.run(move |e| Ok(e.authorize(&req)))
     }
 
+    /// `RecordDecision`: appends a guard's decision to the audit chain.
+    pub fn record_decision(
+        &self,
+        req: RecordDecisionRequest,
+    ) -> crate::Result<RecordDecisionResponse> {
+        req.check_limits().map_err(Error::invalid)?;
+        self.run(move |e| Ok(e.record_decision(req)))
+    }
+
     /// The store (the audit commands read it through their own snapshot).
     pub(super) fn store(&self) -> &dyn Store {
         &*self.inner.store
@@ -906,6 +915,7 @@ impl Governor {
             Command::ExportAudit => out(self.export_audit(parse(payload)?)),
             Command::VerifyAudit => out(self.verify_audit_request(parse(payload)?)),
             Command::RollbackPolicy => out(self.rollback_policy(parse(payload)?)),
+            Command::RecordDecision => out(self.record_decision(parse(payload)?)),
         }
     }
 }

@@ -5,8 +5,9 @@
 use crate::governor::Governor;
 use crate::governor::client::GovernorClient;
 use crate::governor::wire::{
-    AcquireRequest, AcquireResponse, ActionType, IntentClass, LeaseOutcome, ReleaseRequest,
-    ReleaseResponse, ToolCallUsage, ToolCategory, ToolIntent,
+    AcquireRequest, AcquireResponse, ActionType, IntentClass, LeaseOutcome, RecordDecisionRequest,
+    RecordDecisionResponse, ReleaseRequest, ReleaseResponse, ToolCallUsage, ToolCategory,
+    ToolIntent,
 };
 
 /// A governor: the embedded one or a daemon's, behind its socket.
@@ -15,6 +16,8 @@ pub trait GovernorBackend: Send + Sync {
     fn acquire(&self, req: AcquireRequest) -> crate::Result<AcquireResponse>;
     /// `Release`.
     fn release(&self, req: ReleaseRequest) -> crate::Result<ReleaseResponse>;
+    /// `RecordDecision`.
+    fn record_decision(&self, req: RecordDecisionRequest) -> crate::Result<RecordDecisionResponse>;
 }
 
 impl GovernorBackend for Governor {
@@ -24,6 +27,9 @@ impl GovernorBackend for Governor {
     fn release(&self, req: ReleaseRequest) -> crate::Result<ReleaseResponse> {
         Governor::release(self, req)
     }
+    fn record_decision(&self, req: RecordDecisionRequest) -> crate::Result<RecordDecisionResponse> {
+        Governor::record_decision(self, req)
+    }
 }
 
 impl GovernorBackend for GovernorClient {
@@ -32,6 +38,9 @@ impl GovernorBackend for GovernorClient {
     }
     fn release(&self, req: ReleaseRequest) -> crate::Result<ReleaseResponse> {
         GovernorClient::release(self, req)
+    }
+    fn record_decision(&self, req: RecordDecisionRequest) -> crate::Result<RecordDecisionResponse> {
+        GovernorClient::record_decision(self, req)
     }
 }
 
@@ -91,10 +100,16 @@ impl CallGovernor {
         CallGovernor { backend, who }
     }
 
-    /// Acquires one tool call. A failure to reach or use the governor is a denial (fail
-    /// closed).
-    pub fn acquire(&self, tool_id: &str, category: ToolCategory) -> Result<Permit, GovernorDenial> {
+    /// Acquires one tool call, with the client's approval token when it gave one. A failure
+    /// to reach or use the governor is a denial (fail closed).
+    pub fn acquire(
+        &self,
+        tool_id: &str,
+        category: ToolCategory,
+        approval_token: &str,
+    ) -> Result<Permit, GovernorDenial> {
         let req = AcquireRequest {
+            approval_token: approval_token.to_string(),
             org_id: self.who.org_id.clone(),
             actor_id: self.who.actor_id.clone(),
             workspace_id: self.who.workspace_id.clone(),
@@ -120,6 +135,26 @@ impl CallGovernor {
                 reason: format!("governor unavailable: {}: {}", e.code(), e.message()),
                 retry_after_ms: None,
             }),
+        }
+    }
+
+    /// Appends a decision record to the governor's audit chain, charged to this gate's
+    /// identity. Answers why it was not recorded, if it was not.
+    pub fn record(&self, mut req: RecordDecisionRequest) -> Result<(), String> {
+        req.org_id = self.who.org_id.clone();
+        req.actor_id = self.who.actor_id.clone();
+        req.workspace_id = self.who.workspace_id.clone();
+        match self.backend.record_decision(req) {
+            Ok(r) if r.recorded => Ok(()),
+            Ok(r) => Err(format!(
+                "the governor did not record the decision: {}",
+                r.denied_reason
+            )),
+            Err(e) => Err(format!(
+                "the governor did not record the decision: {}: {}",
+                e.code(),
+                e.message()
+            )),
         }
     }
 

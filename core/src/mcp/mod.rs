@@ -28,6 +28,8 @@
 
 pub mod argmap;
 pub mod audit_log;
+#[cfg(test)]
+mod chain_tests;
 pub mod decide;
 pub mod facade;
 pub mod governor;
@@ -41,7 +43,7 @@ pub use audit_log::AuditLog;
 pub use decide::{Allowed, Refusal, resolve_real_path, valid_tool_name};
 pub use facade::{CallOutcome, ClientGuard};
 pub use governor::{CallGovernor, CallIdentity, GovernorBackend};
-pub use session::{MAX_PENDING, Output, Session};
+pub use session::{APPROVAL_TOKEN_META, MAX_PENDING, Output, Session};
 
 use crate::LeaseGuard;
 use crate::agentfile::Agentfile;

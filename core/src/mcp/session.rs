@@ -14,7 +14,9 @@ use super::decide::{Allowed, Refusal};
 use super::governor::{CallGovernor, Permit, category_of};
 use super::jsonrpc::{self, Message};
 use crate::governor::audit::AuditRecord;
-use crate::governor::wire::LeaseOutcome;
+use crate::governor::wire::{
+    GuardDecision, LeaseOutcome, MAX_ID_BYTES, MAX_TEXT_BYTES, RecordDecisionRequest,
+};
 use crate::{Clock, ErrorCode};
 
 /// Most client requests awaiting an answer; more are refused.
@@ -52,6 +54,8 @@ struct Decision<'a> {
     code: Option<&'a str>,
     reason: &'a str,
     targets: Vec<String>,
+    /// The governor lease the call was charged to.
+    lease: Option<&'a str>,
 }
 
 /// A guarded connection.
@@ -98,7 +102,30 @@ impl Session {
         self.pending.len()
     }
 
+    /// Records a decision: in the governor's chain when a governor is configured, and in the
+    /// local chain when one is open. `false` when a record could not be written (the caller
+    /// then does not forward the call).
     fn record(&mut self, d: Decision<'_>, out: &mut Output) -> bool {
+        if let Some(gov) = &self.governor {
+            let req = RecordDecisionRequest {
+                source: "mcp".into(),
+                decision: GuardDecision::parse(d.decision),
+                rule: fit_id(d.rule),
+                method: fit_id(d.method),
+                server: fit_id(&self.guard.options.server),
+                tool: fit_id(d.tool.unwrap_or("")),
+                request_id: fit_id(&id_key(d.id)),
+                code: d.code.unwrap_or("").to_string(),
+                reason: fit_text(d.reason),
+                targets: d.targets.clone(),
+                lease_id: d.lease.unwrap_or("").to_string(),
+                ..RecordDecisionRequest::default()
+            };
+            if let Err(m) = gov.record(req) {
+                out.log.push(format!("audit: {m}"));
+                return false;
+            }
+        }
         let Some(audit) = self.audit.as_mut() else {
             return true;
         };
@@ -143,6 +170,7 @@ impl Session {
             code: Some("INVALID_REQUEST"),
             reason: &m.message,
             targets: Vec::new(),
+            lease: None,
         };
         self.record(d, out);
         out.log
@@ -254,6 +282,31 @@ impl Session {
         body: &mut Map<String, Value>,
         out: &mut Output,
     ) -> Option<Pending> {
+        // The approval token never reaches the server, a log or an audit record.
+        let approval_token = match take_approval_token(body) {
+            Ok(t) => t,
+            Err(m) => {
+                let d = Decision {
+                    decision: "deny",
+                    rule: "malformed",
+                    method: "tools/call",
+                    id,
+                    tool: None,
+                    code: Some("INVALID_REQUEST"),
+                    reason: &m,
+                    targets: Vec::new(),
+                    lease: None,
+                };
+                self.record(d, out);
+                out.to_client
+                    .push(jsonrpc::error_line(id, jsonrpc::INVALID_PARAMS, &m));
+                return None;
+            }
+        };
+        if approval_token.is_some() && self.governor.is_none() {
+            out.log
+                .push("an approval token was given but no governor is configured: ignored".into());
+        }
         let decision = self.guard.decide_call(body.get("params"));
         let tool_name = body
             .get("params")
@@ -272,6 +325,7 @@ impl Session {
                     code: Some("INVALID_REQUEST"),
                     reason: &m,
                     targets: Vec::new(),
+                    lease: None,
                 };
                 self.record(d, out);
                 out.to_client
@@ -311,7 +365,8 @@ impl Session {
                 ),
                 None => category_of(&caps),
             };
-            match gov.acquire(&self.guard.tool_target(&tool), category) {
+            let token = approval_token.as_deref().unwrap_or("");
+            match gov.acquire(&self.guard.tool_target(&tool), category, token) {
                 Ok(p) => permit = Some(p),
                 Err(d) => {
                     let code = ErrorCode::PermissionDenied;
@@ -338,6 +393,7 @@ impl Session {
             code: None,
             reason: "",
             targets,
+            lease: permit.as_ref().map(|p| p.lease_id.as_str()),
         };
         if !self.record(d, out) {
             if let (Some(g), Some(p)) = (&self.governor, &permit) {
@@ -384,6 +440,7 @@ impl Session {
             code: Some(code.as_str()),
             reason,
             targets: Vec::new(),
+            lease: None,
         };
         let recorded = self.record(d, out);
         if monitor && recorded {
@@ -465,6 +522,7 @@ impl Session {
             code,
             reason: &reason,
             targets,
+            lease: None,
         };
         let recorded = self.record(d, out);
         if decision == "deny" {
@@ -510,11 +568,8 @@ impl Session {
             return;
         };
         let ms = started.elapsed().as_millis() as u64;
-        if let (Some(g), Some(p)) = (&self.governor, &permit)
-            && let Some(e) = g.release(p, outcome, ms)
-        {
-            out.log.push(e);
-        }
+        // Recorded while the governor lease is still live (the record names it), then
+        // released.
         let d = Decision {
             decision: result,
             rule: "result",
@@ -524,8 +579,14 @@ impl Session {
             code: None,
             reason: "",
             targets: Vec::new(),
+            lease: permit.as_ref().map(|p| p.lease_id.as_str()),
         };
         self.record(d, out);
+        if let (Some(g), Some(p)) = (&self.governor, &permit)
+            && let Some(e) = g.release(p, outcome, ms)
+        {
+            out.log.push(e);
+        }
     }
 
     /// Handles one line from the server.
@@ -618,6 +679,58 @@ impl Session {
         }
         out
     }
+}
+
+/// The `_meta` key of `tools/call` params that carries an approval token for the governor.
+pub const APPROVAL_TOKEN_META: &str = "leasekit/approvalToken";
+
+/// Removes the approval token from `params._meta` (and `_meta` itself when nothing else is
+/// left in it). Errors when it is not a non-empty string of at most [`MAX_TEXT_BYTES`] bytes
+/// (the message never holds the value).
+fn take_approval_token(body: &mut Map<String, Value>) -> Result<Option<String>, String> {
+    let Some(Value::Object(params)) = body.get_mut("params") else {
+        return Ok(None);
+    };
+    let Some(Value::Object(meta)) = params.get_mut("_meta") else {
+        return Ok(None);
+    };
+    let Some(token) = meta.remove(APPROVAL_TOKEN_META) else {
+        return Ok(None);
+    };
+    if meta.is_empty() {
+        params.remove("_meta");
+    }
+    match token {
+        Value::String(t) if !t.is_empty() && t.len() <= MAX_TEXT_BYTES => Ok(Some(t)),
+        _ => Err(format!(
+            "params._meta[\"{APPROVAL_TOKEN_META}\"] must be a non-empty string of at most \
+             {MAX_TEXT_BYTES} bytes"
+        )),
+    }
+}
+
+/// An id for the governor's record: as it is when within [`MAX_ID_BYTES`], else its SHA-256
+/// (`sha256:<hex>`), so a long client value is still identifiable and the record fits.
+fn fit_id(v: &str) -> String {
+    if v.len() <= MAX_ID_BYTES {
+        v.to_string()
+    } else {
+        use sha2::{Digest, Sha256};
+        format!("sha256:{}", hex::encode(Sha256::digest(v.as_bytes())))
+    }
+}
+
+/// A reason for the governor's record: cut at a character boundary to fit [`MAX_TEXT_BYTES`]
+/// (with a note of the full length).
+fn fit_text(v: &str) -> String {
+    if v.len() <= MAX_TEXT_BYTES {
+        return v.to_string();
+    }
+    let mut end = MAX_TEXT_BYTES - 64;
+    while !v.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes in all)", &v[..end], v.len())
 }
 
 /// A method that must be exactly `tools/call` or `resources/read` when it looks like one

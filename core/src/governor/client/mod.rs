@@ -311,6 +311,15 @@ impl GovernorClient {
         self.call(Command::Authorize, &req)
     }
 
+    /// `RecordDecision`: appends a guard's decision to the daemon's audit chain (as this uid).
+    pub fn record_decision(
+        &self,
+        req: RecordDecisionRequest,
+    ) -> crate::Result<RecordDecisionResponse> {
+        req.check_limits().map_err(Error::invalid)?;
+        self.call(Command::RecordDecision, &req)
+    }
+
     /// `ExportAudit` (admin uids only).
     pub fn export_audit(&self, req: ExportAuditRequest) -> crate::Result<ExportAuditResponse> {
         self.call(Command::ExportAudit, &req)

@@ -6,6 +6,7 @@ mod access;
 mod acquire;
 mod approval_index;
 mod approvals;
+pub mod decisions;
 pub mod gauges;
 mod keys;
 mod policy_cmds;

@@ -185,6 +185,17 @@ pub struct IdemRec {
     pub stored_at: i64,
 }
 
+/// The `RecordDecision` records and bytes of one peer scope in its current fixed window.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionWindow {
+    /// Window start (unix ms).
+    pub start: i64,
+    /// Records appended in it.
+    pub records: u64,
+    /// Bytes of record text appended in it.
+    pub bytes: u64,
+}
+
 /// A windowed counter with its insertion sequence (for deterministic eviction).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Window {
@@ -292,6 +303,9 @@ pub struct Meta {
     pub actor_in_flight: BTreeMap<String, u64>,
     /// Tool-call rate windows by lower-cased tool id.
     pub tool_rate: BTreeMap<String, VecDeque<i64>>,
+    /// `RecordDecision` windows by peer scope (`[uid]`, `[null]` in process).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub decision_windows: BTreeMap<String, DecisionWindow>,
     /// Safety.
     pub safety: Safety,
     /// Metrics.

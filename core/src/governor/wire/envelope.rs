@@ -55,7 +55,7 @@ impl ResponseEnvelope {
     }
 }
 
-/// Every command name (15 of seed 003 plus four of leasekit).
+/// Every command name (15 of seed 003 plus five of leasekit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Command {
     /// `Acquire`.
@@ -96,11 +96,13 @@ pub enum Command {
     VerifyAudit,
     /// `RollbackPolicy` (leasekit).
     RollbackPolicy,
+    /// `RecordDecision` (leasekit).
+    RecordDecision,
 }
 
 impl Command {
     /// Every command, in the order above.
-    pub const ALL: [Command; 19] = [
+    pub const ALL: [Command; 20] = [
         Command::Acquire,
         Command::Release,
         Command::RequestApproval,
@@ -120,6 +122,7 @@ impl Command {
         Command::ExportAudit,
         Command::VerifyAudit,
         Command::RollbackPolicy,
+        Command::RecordDecision,
     ];
 
     /// The wire name.
@@ -144,6 +147,7 @@ impl Command {
             Command::ExportAudit => "ExportAudit",
             Command::VerifyAudit => "VerifyAudit",
             Command::RollbackPolicy => "RollbackPolicy",
+            Command::RecordDecision => "RecordDecision",
         }
     }
 

@@ -21,6 +21,7 @@ use super::approval::{
     ApprovalQueueRequest, ApprovalRequest, DenyApprovalRequest, GrantApprovalRequest,
     ReviewApprovalRequest,
 };
+use super::decision::{MAX_DECISION_BYTES, RecordDecisionRequest};
 use super::release::{ReleaseRequest, ToolCallUsage};
 use super::tool::{AuthorizeRequest, ToolExecutionRequest, ToolSubLeaseRequest};
 
@@ -311,6 +312,40 @@ impl WireLimits for AuthorizeRequest {
         c.id("leaseId", &self.lease_id)
             .id("capability", &self.capability)
             .target("target", &self.target);
+    }
+}
+
+impl WireLimits for RecordDecisionRequest {
+    fn limits(&self, c: &mut Limits) {
+        c.id("orgId", &self.org_id)
+            .id("actorId", &self.actor_id)
+            .id("workspaceId", &self.workspace_id)
+            .id("source", &self.source)
+            .id("rule", &self.rule)
+            .id("method", &self.method)
+            .id("server", &self.server)
+            .id("tool", &self.tool)
+            .id("requestId", &self.request_id)
+            .id("code", &self.code)
+            .long("reason", &self.reason)
+            .list("targets", &self.targets, |_, _| {})
+            .id("leaseId", &self.lease_id);
+        for (i, t) in self.targets.iter().enumerate() {
+            c.text(&format!("targets[{i}]"), t, MAX_TARGET_BYTES);
+        }
+        if c.error.is_some() {
+            return;
+        }
+        if self.decision.is_none() {
+            c.error = Some("decision is missing".into());
+        } else if !self.code.is_empty() && crate::ErrorCode::parse(&self.code).is_none() {
+            c.error = Some(format!("code {:?} is not an ARCP error code", self.code));
+        } else if self.text_bytes() > MAX_DECISION_BYTES {
+            c.error = Some(format!(
+                "the record's text is {} bytes, over the limit of {MAX_DECISION_BYTES} bytes",
+                self.text_bytes()
+            ));
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod acquire;
 pub mod admin;
 pub mod approval;
+pub mod decision;
 pub mod enums;
 pub mod envelope;
 pub mod frame;
@@ -16,6 +17,7 @@ pub mod tool;
 pub use acquire::*;
 pub use admin::*;
 pub use approval::*;
+pub use decision::*;
 pub use enums::*;
 pub use envelope::*;
 pub use frame::*;

@@ -460,5 +460,26 @@ public interface GovernorApi extends AutoCloseable {
   default Map<String, Object> rollbackPolicy(String requestJson) {
     return call("RollbackPolicy", requestJson);
   }
+
+  /**
+   * {@code RecordDecision}: appends a guard's decision (allowed, denied, by which rule) to the
+   * audit chain as this caller's {@code guard_decision} record.
+   *
+   * @param request the request in protocol field names
+   * @return the response payload
+   */
+  default Map<String, Object> recordDecision(Map<String, ?> request) {
+    return call("RecordDecision", request);
+  }
+
+  /**
+   * {@code RecordDecision} with a JSON request (see {@link #recordDecision(Map)}).
+   *
+   * @param requestJson the request as a JSON object
+   * @return the response payload
+   */
+  default Map<String, Object> recordDecision(String requestJson) {
+    return call("RecordDecision", requestJson);
+  }
   // END generated
 }
