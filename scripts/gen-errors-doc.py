@@ -73,6 +73,8 @@ DENIALS = {
     "workspace_circuit_breaker": (A, "Safety automation paused the workspace (too many policy denials or a tool loop in the safety window).", "Wait `retryAfterMs`, or present an approval token for this actor and workspace."),
     "actor_cooldown_active": (A, "The actor is cooling down after a retry storm or spend spike.", "Wait `retryAfterMs` (at least 250 ms)."),
     "invalid_requested_lease": (A, "`requestedLease` is not a valid ARCP lease.", "Send a valid lease (`leasekit lint --lease FILE` finds the problem)."),
+    "decision_missing": ("RecordDecision", "The record has no `decision` (`allow`, `deny`, `monitor`, or how an allowed call ended: `success`, `toolError`, `cancelled`, `serverExited`).", "Send the decision the guard took."),
+    "decision_rate_limited": ("RecordDecision", "The caller's uid has written 3 000 decision records, or 16 MiB of them, in the current 60-second window (`recorded: false`).", "Wait `retryAfterMs`; a guard that records every decision needs fewer calls per minute or its own governor."),
     "approval_queue_full": ("RequestApproval (`message`)", "`maxPendingApprovals` approvals are pending, or this requester has 100 pending.", "Have reviewers decide pending approvals, or wait for them to expire."),
     "self_review_not_allowed": ("ReviewApproval (`message`)", "The reviewer is the approval's requester (by name or by uid).", "Have someone else review it."),
     "approval_required": (f"{A}, {T}", "A requested tool's category is in `approvalRequiredToolCategories`, and the request carries no valid approval token for this actor, workspace and tool.", "Request an approval (`RequestApproval`), have a reviewer grant it, and send its token as `approvalToken`."),
@@ -202,6 +204,7 @@ DENIAL_PATTERNS = [
     r'Some\(\(\s*"' + SNAKE + r'"',
     r'denied_reason\s*=\s*"' + SNAKE + r'"',
     r'\brefuse\(\s*"' + SNAKE + r'"\)',
+    r'\brefused\(\s*"' + SNAKE + r'"',
     r'const AUDIT_DOWN: &str = "' + SNAKE + r'"',
 ]
 
