@@ -3,13 +3,17 @@
 // documented in arcp-compat.js; every one fails closed.
 import type { BudgetAmount, ConstraintsInput, LeaseInput, TimeInput } from './index.js'
 
-/** An amount map as the SDK passes it (a Map) or as leasekit does (a plain object); decimal strings only. */
-export type AmountMapInput = ReadonlyMap<string, string> | Record<string, string>
+/**
+ * An amount map as the SDK passes it (a Map, whose numbers are read as their shortest
+ * round-trip decimal text, `String(n)`; NaN, infinities and exponent forms are refused) or as
+ * leasekit does (a plain object of decimal strings).
+ */
+export type AmountMapInput = ReadonlyMap<string, string | number> | Record<string, string>
 
 /** The SDK's `LeaseOpContext`: expiry constraints, caller-tracked counters, a clock override. */
 export interface LeaseOpContext {
   constraints?: ConstraintsInput | undefined
-  /** Caller-tracked remaining counters, decimal strings (a number is refused). */
+  /** Caller-tracked remaining counters (numbers only in a Map, read through `String(n)`). */
   budgetRemaining?: AmountMapInput | undefined
   /** Clock override (epoch milliseconds, a Date or RFC 3339 text); default: the system clock. */
   now?: TimeInput
@@ -47,3 +51,17 @@ export declare function assertLeaseConstraintsSubset(childConstraints: Constrain
 export declare function validateLeaseConstraints(constraints: ConstraintsInput | undefined | null, now?: TimeInput): number | null
 /** leasekit `parseBudgetAmount` (the amount as an exact decimal string). */
 export declare function parseBudgetAmount(entry: string): BudgetAmount
+
+/** The SDK's error module as `useSdkErrors` reads it: `ARCPError` and its subclasses by SDK name. */
+export interface SdkErrorsModule {
+  readonly ARCPError: abstract new (...args: any[]) => Error & { toPayload(): unknown }
+  readonly [name: string]: unknown
+}
+/**
+ * Registers the SDK's error module (`@agentruntimecontrolprotocol/core/errors`), `null` to
+ * unregister: the functions above then throw the SDK's class for each code, so the SDK's
+ * runtime reports the real ARCP code.
+ */
+export declare function useSdkErrors(errorsModule: SdkErrorsModule | null): void
+/** `err` as the SDK's class for its code when the SDK's module is registered; `err` otherwise. */
+export declare function toSdkError<E>(err: E): E | Error

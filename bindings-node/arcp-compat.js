@@ -52,8 +52,17 @@
 // Effect dependency here); wrap these functions with Effect.try where needed.
 //
 // Errors are leasekit's LeaseError subclasses (PermissionDeniedError, LeaseExpiredError,
-// BudgetExhaustedError, InvalidRequestError, LeaseSubsetViolationError), not the SDK's
-// classes; `.code` holds the ARCP code strings and `.retryable` the code's flag.
+// BudgetExhaustedError, InvalidRequestError, LeaseSubsetViolationError) with the SDK's
+// ARCPError shape: `.code` (the ARCP code string), `.retryable`, `.details`, `toPayload()`.
+// The SDK's runtime reports an agent's error with its own code only when it is `instanceof`
+// the SDK's ARCPError (anything else becomes a retryable INTERNAL_ERROR), so:
+// useSdkErrors(errorsModule)           registers the SDK's error module
+//     (`@agentruntimecontrolprotocol/core/errors`; `null` unregisters it). From then on the
+//     functions above throw the SDK's class for the code (`PermissionDeniedError` ...), with
+//     leasekit's message and details, retryable flag, and leasekit's error as `cause`. A code
+//     whose SDK class is missing or has another shape keeps leasekit's class.
+// toSdkError(err)                      the same conversion for an error of your own leasekit
+//     calls (a LeaseGuard's authorize): the SDK's class when registered, `err` otherwise.
 
 const lk = require('./index.js')
 
@@ -109,13 +118,19 @@ function initialBudgetFromLease(lease) {
   return new Map(Object.entries(lk.initialBudget(lease)))
 }
 
-// With a remaining map, the SDK's reading of it (stricter than leasekit's own): a currency
-// missing from it has nothing left, and an entry limits even a currency the parent does not
-// budget (core option strictRemaining, docs/semantics.md section 9).
+// The SDK's reading of budgets (stricter than leasekit's own, docs/semantics.md section 9):
+// a currency the parent does not grant is a violation whatever the child's amount (core
+// option requireParentCurrency); with a remaining map, the map is the grant: a currency
+// missing from it is not granted, and an entry limits even a currency the parent does not
+// budget (core option strictRemaining).
 function subsetOptions(parentBudgetRemaining) {
   return parentBudgetRemaining === undefined
-    ? undefined
-    : { parentRemaining: amountMap(parentBudgetRemaining, 'parentBudgetRemaining'), strictRemaining: true }
+    ? { requireParentCurrency: true }
+    : {
+        parentRemaining: amountMap(parentBudgetRemaining, 'parentBudgetRemaining'),
+        strictRemaining: true,
+        requireParentCurrency: true,
+      }
 }
 
 function isLeaseSubset(child, parent, parentBudgetRemaining) {
@@ -146,7 +161,75 @@ function parseBudgetAmount(entry) {
   return lk.parseBudgetAmount(entry)
 }
 
-module.exports = {
+// The SDK's error classes, once registered: the TypeScript runtime reports an error thrown by
+// an agent with its own code only when it is `instanceof` the SDK's ARCPError, and as a
+// retryable INTERNAL_ERROR otherwise (a client would retry a denied operation).
+let sdkErrors = null
+const sdkClasses = new Map()
+
+/**
+ * Registers the SDK's error module (`@agentruntimecontrolprotocol/core/errors`, or any module
+ * exporting `ARCPError` and its subclasses under their SDK names); `null` unregisters it. From
+ * then on every error these functions throw is an instance of the SDK's class for its code.
+ */
+function useSdkErrors(errorsModule) {
+  if (errorsModule !== null) {
+    const base = errorsModule?.ARCPError
+    if (typeof base !== 'function' || typeof base.prototype?.toPayload !== 'function') {
+      throw new lk.InvalidRequestError('useSdkErrors: the module exports no ARCPError class with toPayload()')
+    }
+  }
+  sdkErrors = errorsModule
+  sdkClasses.clear()
+}
+
+/** The SDK's class for `code` when it has the SDK's shape; otherwise null. */
+function sdkClass(code) {
+  if (sdkClasses.has(code)) return sdkClasses.get(code)
+  const name = lk.errorClasses[code]?.name
+  const cls = Object.hasOwn(sdkErrors, name) ? sdkErrors[name] : undefined
+  let found = null
+  if (typeof cls === 'function' && cls.prototype instanceof sdkErrors.ARCPError) {
+    try {
+      const probe = new cls('probe')
+      if (probe.code === code) found = cls
+    } catch {
+      // not the SDK's constructor shape: leasekit's class is thrown instead
+    }
+  }
+  sdkClasses.set(code, found)
+  return found
+}
+
+/**
+ * `err` as the SDK's error of its code when the SDK's module is registered (leasekit's error
+ * kept as its `cause`); `err` itself otherwise.
+ */
+function toSdkError(err) {
+  if (sdkErrors === null || !(err instanceof lk.LeaseError)) return err
+  const cls = sdkClass(err.code)
+  if (cls === null) return err
+  const out = new cls(err.message, { retryable: err.retryable, details: { ...err.details }, cause: err })
+  if (typeof err.stack === 'string') out.stack = err.stack
+  return out
+}
+
+/** `fn` with its errors converted by toSdkError (same name and arity). */
+function bridged(fn) {
+  const wrapped = {
+    [fn.name]: function (...args) {
+      try {
+        return fn.apply(this, args)
+      } catch (err) {
+        throw toSdkError(err)
+      }
+    },
+  }[fn.name]
+  Object.defineProperty(wrapped, 'length', { value: fn.length })
+  return wrapped
+}
+
+const functions = {
   validateLeaseShape: lk.validateLeaseShape,
   isValidCapabilityName: lk.isValidCapabilityName,
   isReservedCapabilityName: lk.isReservedCapabilityName,
@@ -160,3 +243,6 @@ module.exports = {
   validateLeaseConstraints,
   parseBudgetAmount,
 }
+for (const [name, fn] of Object.entries(functions)) functions[name] = bridged(fn)
+
+module.exports = { ...functions, useSdkErrors, toSdkError }

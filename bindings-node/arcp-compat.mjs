@@ -19,4 +19,6 @@ export const {
   assertLeaseConstraintsSubset,
   validateLeaseConstraints,
   parseBudgetAmount,
+  useSdkErrors,
+  toSdkError,
 } = compat

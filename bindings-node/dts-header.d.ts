@@ -33,6 +33,10 @@ export interface SubsetOptions {
   /** `parentRemaining` lists every currency the child may budget: an absent currency has
    * nothing left, an entry limits even a currency the parent does not budget (default false). */
   strictRemaining?: boolean | null
+  /** Every currency the child budgets must be one the parent grants (its lease budgets it; with
+   * `strictRemaining`, `parentRemaining` lists it), whatever the amount, zero included (default
+   * false: a currency the parent does not budget is unlimited there). */
+  requireParentCurrency?: boolean | null
 }
 /** Options of `new LeaseGuard(...)`. */
 export interface GuardOptions {
@@ -81,7 +85,19 @@ export type ErrorCode =
   | 'RESUME_WINDOW_EXPIRED' | 'HEARTBEAT_LOST' | 'INTERNAL_ERROR'
 // END generated
 
-/** Base class of every error leasekit throws: `.code`, `.retryable`, `.details`. */
+/** The ARCP error payload (ARCP section 12), the shape of the TypeScript SDK's `ErrorPayload`. */
+export interface ArcpErrorPayload {
+  code: ErrorCode
+  message: string
+  retryable: boolean
+  /** Present only when the error has details. */
+  details?: Record<string, unknown>
+}
+
+/**
+ * Base class of every error leasekit throws: `.code`, `.retryable`, `.details` and
+ * `toPayload()`, the shape of the TypeScript SDK's `ARCPError`.
+ */
 export declare class LeaseError extends Error {
   constructor(message: string, details?: Record<string, unknown>, options?: { cause?: unknown })
   /** The ARCP error code, e.g. `"PERMISSION_DENIED"`. */
@@ -92,6 +108,8 @@ export declare class LeaseError extends Error {
   readonly details: Record<string, unknown>
   /** The `{code, message, retryable, details}` wire form. */
   toJSON(): { code: ErrorCode; message: string; retryable: boolean; details: Record<string, unknown> }
+  /** The ARCP error payload, as the SDK's `toPayload()`: `details` only when there are any. */
+  toPayload(): ArcpErrorPayload
   /** The code of this class. */
   static readonly code: ErrorCode
 }

@@ -6,6 +6,8 @@
 
 const native = require('./load-native.js')
 
+const errorPayload = native.__errorPayload
+
 /** retryable flag per ARCP code, as the core defines it. */
 const RETRYABLE = new Map(native.errorCodes().map((c) => [c.code, c.retryable]))
 
@@ -23,6 +25,18 @@ class LeaseError extends Error {
   /** The `{code, message, retryable, details}` wire form. */
   toJSON() {
     return { code: this.code, message: this.message, retryable: this.retryable, details: this.details }
+  }
+
+  /**
+   * The ARCP error payload, as the ARCP SDKs' `toPayload()` writes it: `{code, message,
+   * retryable}`, plus `details` when there are any (the core's shape).
+   */
+  toPayload() {
+    try {
+      return errorPayload(this.code, String(this.message), this.details ?? {})
+    } catch (err) {
+      throw rethrow(err, LeaseError.prototype.toPayload)
+    }
   }
 }
 

@@ -75,3 +75,27 @@ pub fn error_codes() -> Result<Vec<ErrorCodeInfo>> {
             .collect())
     })
 }
+
+/// The ARCP error payload of an error with `code`, `message` and `details`, in the core's one
+/// shape (`{code, message, retryable}`, plus `details` when it has an entry; `retryable` is the
+/// code's): `LeaseError.prototype.toPayload` in `index.js`. An unknown code or details that
+/// are not an object are `INVALID_REQUEST`.
+#[napi(js_name = "__errorPayload", skip_typescript)]
+pub fn error_payload(
+    code: String,
+    message: String,
+    details: serde_json::Value,
+) -> Result<serde_json::Value> {
+    run(|| {
+        let code = ErrorCode::parse(&code)
+            .ok_or_else(|| Error::invalid(format!("unknown ARCP error code {code:?}")))?;
+        let serde_json::Value::Object(details) = details else {
+            return Err(Error::invalid("error details must be an object"));
+        };
+        let mut err = Error::new(code, message);
+        for (key, value) in details {
+            err = err.with_detail(&key, value);
+        }
+        Ok(err.to_payload())
+    })
+}

@@ -27,7 +27,8 @@ const SDK_ARITY = {
 test('every SDK lease helper name is exported, from both entry points, and documented', () => {
   const cjs = createRequire(import.meta.url)('leasekit/arcp-compat')
   const doc = readFileSync(new URL('../arcp-compat.js', import.meta.url), 'utf8')
-  assert.deepEqual(Object.keys(cjs).sort(), Object.keys(SDK_ARITY).sort())
+  // plus the registration of the SDK's error classes
+  assert.deepEqual(Object.keys(cjs).sort(), [...Object.keys(SDK_ARITY), 'toSdkError', 'useSdkErrors'].sort())
   for (const name of Object.keys(SDK_ARITY)) {
     assert.equal(typeof compat[name], 'function', name)
     assert.equal(compat[name], cjs[name], name)

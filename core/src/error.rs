@@ -157,6 +157,12 @@ impl Error {
         crate::wire::ErrorEnvelope::from(self).to_value()
     }
 
+    /// The ARCP error payload: [`crate::wire::ErrorEnvelope::to_payload`] (`details` only when
+    /// there are any).
+    pub fn to_payload(&self) -> Value {
+        crate::wire::ErrorEnvelope::from(self).to_payload()
+    }
+
     /// Turns a caught panic payload into an `INTERNAL_ERROR` (for `catch_unwind` at boundaries).
     pub fn internal_from_panic(payload: &(dyn std::any::Any + Send)) -> Error {
         let what = payload

@@ -36,6 +36,11 @@ pub struct SubsetOptions<'a> {
     /// has nothing left, and an entry limits the child even for a currency the parent's lease
     /// does not budget. No effect without `parent_remaining`.
     pub strict_remaining: bool,
+    /// For a runtime that reads a currency the parent does not grant as not granted (rather
+    /// than unlimited): every currency the child budgets must be one the parent budgets (with
+    /// `strict_remaining` and `parent_remaining`: one `parent_remaining` lists), whatever the
+    /// child's amount, zero included.
+    pub require_parent_currency: bool,
 }
 
 /// `Ok(())` when `child <= parent`; otherwise `LEASE_SUBSET_VIOLATION` whose details name the
@@ -43,7 +48,12 @@ pub struct SubsetOptions<'a> {
 pub fn check_lease_subset(child: &Lease, parent: &Lease, opts: &SubsetOptions) -> Result<()> {
     check_patterns(child, parent, &mut Work::new())?;
     match opts.parent_remaining {
-        Some(remaining) if opts.strict_remaining => check_budget_strict(child, remaining)?,
+        Some(remaining) if opts.strict_remaining => {
+            check_budget_strict(child, remaining, opts.require_parent_currency)?
+        }
+        remaining if opts.require_parent_currency => {
+            check_budget_granted(child, parent, remaining)?
+        }
         remaining => check_budget(child, parent, remaining)?,
     }
     if opts.require_child_expiry {
@@ -128,16 +138,58 @@ pub(crate) fn check_budget(
 }
 
 /// The budget rule against a complete remaining map: every child currency is limited by its
-/// entry there, and a currency without an entry has nothing left.
-fn check_budget_strict(child: &Lease, remaining: &BTreeMap<String, Decimal>) -> Result<()> {
+/// entry there, and a currency without an entry has nothing left (with `granted_only`: is not
+/// granted, whatever the child's amount).
+fn check_budget_strict(
+    child: &Lease,
+    remaining: &BTreeMap<String, Decimal>,
+    granted_only: bool,
+) -> Result<()> {
     let zero = Decimal::ZERO;
     for (cur, amount) in child.budget() {
-        let limit = remaining.get(cur).unwrap_or(&zero);
+        let limit = match remaining.get(cur) {
+            Some(limit) => limit,
+            None if granted_only => return Err(currency_violation(cur, amount)),
+            None => &zero,
+        };
         if amount > limit {
             return Err(budget_violation(cur, amount, limit));
         }
     }
     Ok(())
+}
+
+/// The budget rule of [`check_budget`], except that a currency the parent does not budget is
+/// not granted (whatever the child's amount) instead of unlimited.
+fn check_budget_granted(
+    child: &Lease,
+    parent: &Lease,
+    remaining: Option<&BTreeMap<String, Decimal>>,
+) -> Result<()> {
+    for (cur, amount) in child.budget() {
+        let Some(parent_amount) = parent.budget().get(cur) else {
+            return Err(currency_violation(cur, amount));
+        };
+        let limit = remaining.and_then(|r| r.get(cur)).unwrap_or(parent_amount);
+        if amount > limit {
+            return Err(budget_violation(cur, amount, limit));
+        }
+    }
+    Ok(())
+}
+
+/// A child currency the parent does not grant.
+fn currency_violation(cur: &str, amount: &Decimal) -> Error {
+    Error::new(
+        ErrorCode::LeaseSubsetViolation,
+        format!(
+            "cost.budget {cur}:{} is not granted: the parent does not budget {cur}",
+            format_amount(amount)
+        ),
+    )
+    .with_detail("capability", "cost.budget")
+    .with_detail("currency", cur)
+    .with_detail("child_amount", format_amount(amount))
 }
 
 pub(crate) fn budget_violation(cur: &str, amount: &Decimal, limit: &Decimal) -> Error {

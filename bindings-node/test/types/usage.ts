@@ -97,9 +97,16 @@ const compatSubset: boolean = compat.isLeaseSubset(lease, lease, new Map([['USD'
 compat.assertLeaseConstraintsSubset({ expires_at: '2030-01-01T00:00:00Z' }, undefined)
 const compatExpiry: number | null = compat.validateLeaseConstraints({ expires_at: '2030-01-01T00:00:00Z' }, Date.now())
 const compatMatch: boolean = compat.matchGlob('/data/**', '/data/x', 'fs.read')
-// @ts-expect-error the SDK's numbers are refused: decimal strings only
-compat.isLeaseSubset(lease, lease, new Map([['USD', 5]]))
+// the TypeScript runtime's Map<string, number> budgets (read through String(n))
+const compatNumbers: boolean = compat.isLeaseSubset(lease, lease, new Map([['USD', 5]]))
+// @ts-expect-error numbers only in a Map: a plain object takes decimal strings
+compat.isLeaseSubset(lease, lease, { USD: 5 })
+compat.useSdkErrors(null)
+// @ts-expect-error the SDK's error module has an ARCPError class
+compat.useSdkErrors({})
+const payload: { code: ErrorCode; message: string; retryable: boolean; details?: Record<string, unknown> } =
+  new PermissionDeniedError('no').toPayload()
 // @ts-expect-error not an ARCP code
 const wrong: ErrorCode = 'NOT_A_CODE'
 
-void [compatBudget, compatSubset, compatExpiry, compatMatch, ok, canonical, subset, compiledSubset, budget, amount, normalized, names, narrowed, report, target, emitted, remaining, expires, cls, isViolation, wrong]
+void [compatNumbers, payload, compatBudget, compatSubset, compatExpiry, compatMatch, ok, canonical, subset, compiledSubset, budget, amount, normalized, names, narrowed, report, target, emitted, remaining, expires, cls, isViolation, wrong]

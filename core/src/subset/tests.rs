@@ -352,3 +352,61 @@ fn strict_remaining_limits_every_currency_it_lists_and_zeroes_the_rest() {
     };
     assert!(is_lease_subset(&usd, &parent, &no_map));
 }
+
+#[test]
+fn required_parent_currency_refuses_any_amount_of_an_ungranted_currency() {
+    let parent = Lease::from_json(r#"{"cost.budget": ["USD:5"]}"#).unwrap();
+    let granted = SubsetOptions {
+        require_parent_currency: true,
+        ..Default::default()
+    };
+    for child in [r#"["EUR:1"]"#, r#"["EUR:0"]"#] {
+        let child = Lease::from_json(&format!(r#"{{"cost.budget": {child}}}"#)).unwrap();
+        let e = check_lease_subset(&child, &parent, &granted).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::LeaseSubsetViolation);
+        assert_eq!(e.details()["currency"], "EUR");
+        // without the option a currency the parent does not budget is unlimited there
+        assert!(is_lease_subset(&child, &parent, &SubsetOptions::default()));
+    }
+    // a granted currency is still limited by the parent's amount, and zero is within it
+    let usd0 = Lease::from_json(r#"{"cost.budget": ["USD:0"]}"#).unwrap();
+    assert!(is_lease_subset(&usd0, &parent, &granted));
+    let usd6 = Lease::from_json(r#"{"cost.budget": ["USD:6"]}"#).unwrap();
+    let e = check_lease_subset(&usd6, &parent, &granted).unwrap_err();
+    assert_eq!(e.details()["parent_remaining"], "5");
+    // a remaining amount (not strict) limits a currency the parent budgets
+    let rem: BTreeMap<String, Decimal> = [("USD".to_string(), "1".parse().unwrap())].into();
+    let usd2 = Lease::from_json(r#"{"cost.budget": ["USD:2"]}"#).unwrap();
+    let with_rem = SubsetOptions {
+        parent_remaining: Some(&rem),
+        ..granted
+    };
+    assert!(!is_lease_subset(&usd2, &parent, &with_rem));
+}
+
+#[test]
+fn required_parent_currency_with_strict_remaining_needs_an_entry() {
+    let parent = Lease::from_json(r#"{"cost.budget": ["USD:5"]}"#).unwrap();
+    let rem: BTreeMap<String, Decimal> = [("EUR".to_string(), "0".parse().unwrap())].into();
+    let opts = SubsetOptions {
+        parent_remaining: Some(&rem),
+        strict_remaining: true,
+        require_parent_currency: true,
+        ..Default::default()
+    };
+    // listed (even at zero): a zero child amount fits
+    let eur0 = Lease::from_json(r#"{"cost.budget": ["EUR:0"]}"#).unwrap();
+    assert!(is_lease_subset(&eur0, &parent, &opts));
+    // not listed: not granted, zero included (strict_remaining alone lets zero through)
+    let usd0 = Lease::from_json(r#"{"cost.budget": ["USD:0"]}"#).unwrap();
+    let e = check_lease_subset(&usd0, &parent, &opts).unwrap_err();
+    assert_eq!(e.details()["currency"], "USD");
+    assert!(is_lease_subset(
+        &usd0,
+        &parent,
+        &SubsetOptions {
+            require_parent_currency: false,
+            ..opts
+        }
+    ));
+}

@@ -41,6 +41,19 @@ impl ErrorEnvelope {
         })
     }
 
+    /// The ARCP error payload (ARCP section 12), as the ARCP SDKs write it (`toPayload()`,
+    /// `to_payload()`): `{code, message, retryable}`, plus `details` when it has an entry.
+    pub fn to_payload(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("code".into(), Value::String(self.code.clone()));
+        out.insert("message".into(), Value::String(self.message.clone()));
+        out.insert("retryable".into(), Value::Bool(self.retryable));
+        if !self.details.is_empty() {
+            out.insert("details".into(), Value::Object(self.details.clone()));
+        }
+        Value::Object(out)
+    }
+
     /// The error this envelope describes (`None` for an unknown code).
     pub fn to_error(&self) -> Option<Error> {
         let code = ErrorCode::parse(&self.code)?;

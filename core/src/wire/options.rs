@@ -30,6 +30,10 @@ pub struct SubsetOptions {
     /// `parent_remaining` lists every currency the child may budget (default false).
     #[serde(default)]
     pub strict_remaining: Option<bool>,
+    /// A child currency the parent does not grant is a violation at any amount (default
+    /// false: a currency the parent does not budget is unlimited there).
+    #[serde(default)]
+    pub require_parent_currency: Option<bool>,
 }
 
 impl SubsetOptions {
@@ -55,6 +59,7 @@ impl SubsetOptions {
             parent_constraints: self.parent_constraints.as_ref(),
             require_child_expiry: self.require_child_expiry.unwrap_or(false),
             strict_remaining: self.strict_remaining.unwrap_or(false),
+            require_parent_currency: self.require_parent_currency.unwrap_or(false),
         }
     }
 }

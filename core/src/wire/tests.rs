@@ -232,3 +232,22 @@ fn agentfile_options() {
         assert_eq!(e.code(), ErrorCode::InvalidRequest, "{bad}");
     }
 }
+
+#[test]
+fn error_payload_has_details_only_when_there_are_any() {
+    let bare = crate::Error::new(ErrorCode::PermissionDenied, "no");
+    assert_eq!(
+        bare.to_payload(),
+        json!({"code": "PERMISSION_DENIED", "message": "no", "retryable": false})
+    );
+    let e = bare.with_detail("capability", "fs.read");
+    assert_eq!(
+        e.to_payload(),
+        json!({"code": "PERMISSION_DENIED", "message": "no", "retryable": false,
+               "details": {"capability": "fs.read"}})
+    );
+    assert_eq!(
+        crate::Error::new(ErrorCode::InternalError, "x").to_payload()["retryable"],
+        json!(true)
+    );
+}

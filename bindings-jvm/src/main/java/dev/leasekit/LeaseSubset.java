@@ -1,7 +1,6 @@
 package dev.leasekit;
 
 import java.math.BigDecimal;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -36,7 +35,24 @@ public final class LeaseSubset {
    * @throws InvalidRequestException if an amount is malformed
    */
   public static void validate(Lease child, Lease parent, Map<String, BigDecimal> parentRemaining) {
-    Native.checkSubset(child.toJson(), parent.toJson(), options(child, parent, parentRemaining));
+    validate(child, parent, parentRemaining, SubsetOptions.defaults());
+  }
+
+  /**
+   * Checks {@code child <= parent} against the parent's remaining budget, under {@code options}
+   * (the stricter rules of runtimes without expiry inheritance).
+   *
+   * @param child the delegated lease
+   * @param parent the delegating lease
+   * @param parentRemaining remaining amount per currency ({@code null}: the parent's full budget)
+   * @param options the rules
+   * @throws LeaseSubsetViolationException if not a subset
+   * @throws InvalidRequestException if an amount is malformed
+   */
+  public static void validate(
+      Lease child, Lease parent, Map<String, BigDecimal> parentRemaining, SubsetOptions options) {
+    Native.checkSubset(
+        child.toJson(), parent.toJson(), options(child, parent, parentRemaining, options));
   }
 
   /**
@@ -61,23 +77,30 @@ public final class LeaseSubset {
    */
   public static boolean isSubset(
       Lease child, Lease parent, Map<String, BigDecimal> parentRemaining) {
-    return Native.isSubset(
-        child.toJson(), parent.toJson(), options(child, parent, parentRemaining));
+    return isSubset(child, parent, parentRemaining, SubsetOptions.defaults());
   }
 
-  private static String options(Lease child, Lease parent, Map<String, BigDecimal> remaining) {
+  /**
+   * Whether {@code child <= parent} against the parent's remaining budget, under {@code options}.
+   *
+   * @param child the delegated lease
+   * @param parent the delegating lease
+   * @param parentRemaining remaining amount per currency ({@code null}: the parent's full budget)
+   * @param options the rules
+   * @return {@code true} if the child is a subset
+   * @throws InvalidRequestException if an amount is malformed
+   */
+  public static boolean isSubset(
+      Lease child, Lease parent, Map<String, BigDecimal> parentRemaining, SubsetOptions options) {
+    return Native.isSubset(
+        child.toJson(), parent.toJson(), options(child, parent, parentRemaining, options));
+  }
+
+  private static String options(
+      Lease child, Lease parent, Map<String, BigDecimal> remaining, SubsetOptions options) {
     Objects.requireNonNull(child, "child");
     Objects.requireNonNull(parent, "parent");
-    Map<String, Object> options = new LinkedHashMap<>();
-    if (remaining != null) {
-      options.put("parent_remaining", Json.plainAmounts(remaining));
-    }
-    if (child.expiresAt().isPresent()) {
-      options.put("child_constraints", Json.parse(child.constraints().toJson()));
-    }
-    if (parent.expiresAt().isPresent()) {
-      options.put("parent_constraints", Json.parse(parent.constraints().toJson()));
-    }
-    return Json.write(options);
+    Objects.requireNonNull(options, "options");
+    return options.toJson(child, parent, remaining);
   }
 }

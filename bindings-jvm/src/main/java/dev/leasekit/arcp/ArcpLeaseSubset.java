@@ -4,9 +4,8 @@ import dev.leasekit.Lease;
 import dev.leasekit.LeaseConstraints;
 import dev.leasekit.LeaseException;
 import dev.leasekit.LeaseSubset;
-import dev.leasekit.LeaseSubsetViolationException;
+import dev.leasekit.SubsetOptions;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -16,18 +15,26 @@ import java.util.Objects;
  * path (see {@link ArcpErrors}).
  *
  * <p>The answer is leasekit's {@link LeaseSubset} (exact pattern-language inclusion, exact budgets
- * against the parent's full budget, the expiries given here replacing the leases' own), plus the
- * SDK's two rules where leasekit's own answer is looser:
+ * against the parent's full budget, the expiries given here replacing the leases' own), with the
+ * SDK's two rules where leasekit's own answer is looser ({@link SubsetOptions}, applied by the
+ * core):
  *
  * <ul>
  *   <li>under a parent with an expiry, a child without one is a violation (leasekit's {@link
  *       dev.leasekit.LeaseGuard#delegate} lets the child inherit the parent's expiry; an SDK
  *       runtime applies no inheritance, so the child would outlive the parent);
- *   <li>a child budget in a currency the parent does not budget is a violation (leasekit reads such
- *       a currency as unlimited in the parent).
+ *   <li>a child budget in a currency the parent does not budget is a violation, whatever its
+ *       amount, zero included (leasekit reads such a currency as unlimited in the parent).
  * </ul>
+ *
+ * <p>Violations are reported in the SDK's order: capabilities (patterns, then the budget) before
+ * the expiry.
  */
 public final class ArcpLeaseSubset {
+  /** The SDK's two stricter rules, applied by the core. */
+  private static final SubsetOptions SDK_RULES =
+      SubsetOptions.defaults().requireChildExpiry(true).requireParentCurrency(true);
+
   private ArcpLeaseSubset() {}
 
   /**
@@ -69,14 +76,7 @@ public final class ArcpLeaseSubset {
     try {
       Lease p = parent.withConstraints(constraints(parentExpiresAt));
       Lease c = child.withConstraints(constraints(childExpiresAt));
-      LeaseSubset.validate(c, p);
-      checkCurrencies(parent, child);
-      if (parentExpiresAt != null && childExpiresAt == null) {
-        String at = LeaseConstraints.of(parentExpiresAt).toString();
-        throw new LeaseSubsetViolationException(
-            "the parent expires at " + at + " and the child states no expiry",
-            Map.of("capability", "expires_at", "parent_expires_at", at));
-      }
+      LeaseSubset.validate(c, p, null, SDK_RULES);
     } catch (LeaseException e) {
       throw errors.rethrow(e);
     }
@@ -84,31 +84,5 @@ public final class ArcpLeaseSubset {
 
   private static LeaseConstraints constraints(Instant expiresAt) {
     return expiresAt == null ? LeaseConstraints.none() : LeaseConstraints.of(expiresAt);
-  }
-
-  /** The SDK's rule: every currency the child budgets is budgeted by the parent. */
-  private static void checkCurrencies(Lease parent, Lease child) {
-    Map<String, ?> parentBudget = parent.budget();
-    for (Map.Entry<String, java.math.BigDecimal> e : child.budget().entrySet()) {
-      if (!parentBudget.containsKey(e.getKey())) {
-        String amount = e.getValue().toPlainString();
-        throw new LeaseSubsetViolationException(
-            "cost.budget "
-                + e.getKey()
-                + ":"
-                + amount
-                + " is not granted: the parent does not budget "
-                + e.getKey(),
-            Map.of(
-                "capability",
-                "cost.budget",
-                "currency",
-                e.getKey(),
-                "child_amount",
-                amount,
-                "parent_remaining",
-                "0"));
-      }
-    }
   }
 }

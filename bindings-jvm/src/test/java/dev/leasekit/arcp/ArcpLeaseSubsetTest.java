@@ -95,6 +95,55 @@ class ArcpLeaseSubsetTest {
   }
 
   @Test
+  void evenAZeroAmountOfACurrencyTheParentDoesNotBudgetIsAViolation() {
+    // The SDK refuses a currency the parent does not grant whatever the amount.
+    Lease zero = Lease.builder().budget("EUR", BigDecimal.ZERO).build();
+    LeaseSubsetViolationException e =
+        assertThrows(
+            LeaseSubsetViolationException.class,
+            () -> ArcpLeaseSubset.validate(parent(), null, zero, null));
+    assertEquals("EUR", leasekit(e).details().get("currency"));
+    // A zero amount of a currency the parent budgets is within it, even at zero.
+    ArcpLeaseSubset.validate(
+        parent(), null, Lease.builder().budget("USD", BigDecimal.ZERO).build(), null);
+    Lease parentAtZero = Lease.builder().budget("USD", BigDecimal.ZERO).build();
+    ArcpLeaseSubset.validate(
+        parentAtZero, null, Lease.builder().budget("USD", BigDecimal.ZERO).build(), null);
+    assertThrows(
+        LeaseSubsetViolationException.class,
+        () ->
+            ArcpLeaseSubset.validate(
+                parentAtZero,
+                null,
+                Lease.builder().budget("USD", new BigDecimal("0.1")).build(),
+                null));
+  }
+
+  @Test
+  void theBudgetIsCheckedBeforeTheExpiryAsTheSdkDoes() {
+    // Over the parent on both: the SDK checks the capabilities (cost.budget among them) first
+    // and the expiry last.
+    Lease child = Lease.builder().allow("fs.read", "/data/x").budget("EUR", BigDecimal.ONE).build();
+    LeaseSubsetViolationException later =
+        assertThrows(
+            LeaseSubsetViolationException.class,
+            () -> ArcpLeaseSubset.validate(parent(), T0, child, T0.plusSeconds(3600)));
+    assertEquals("cost.budget", leasekit(later).details().get("capability"));
+    LeaseSubsetViolationException missing =
+        assertThrows(
+            LeaseSubsetViolationException.class,
+            () -> ArcpLeaseSubset.validate(parent(), T0, child, null));
+    assertEquals("cost.budget", leasekit(missing).details().get("capability"));
+    // A pattern violation comes before both.
+    Lease wider = Lease.builder().allow("fs.read", "/etc/x").budget("EUR", BigDecimal.ONE).build();
+    LeaseSubsetViolationException pattern =
+        assertThrows(
+            LeaseSubsetViolationException.class,
+            () -> ArcpLeaseSubset.validate(parent(), T0, wider, T0.plusSeconds(3600)));
+    assertEquals("fs.read", leasekit(pattern).details().get("capability"));
+  }
+
+  @Test
   void withoutTheSdkLeasekitsExceptionIsThrown() {
     Lease child = Lease.builder().allow("fs.read", "/data/x").build();
     dev.leasekit.LeaseSubsetViolationException e =
