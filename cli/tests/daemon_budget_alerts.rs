@@ -40,8 +40,8 @@ fn metrics_addr(d: &Daemon) -> SocketAddr {
     let log = d.log();
     let line = log
         .lines()
-        .filter_map(|l| l.split("metrics on http://").nth(1))
-        .last()
+        .rev()
+        .find_map(|l| l.split("metrics on http://").nth(1))
         .unwrap_or_else(|| panic!("no metrics address in the log:\n{log}"));
     let addr = line.split(['/', '"']).next().unwrap();
     addr.parse()
@@ -138,7 +138,10 @@ fn an_alert_is_a_record_a_warn_line_and_a_metric_once_per_day() {
         })
         .collect();
     assert_eq!(scopes, [("daily", 50), ("workspace", 50)]);
-    assert_eq!(records[1]["scopeId"], WEIRD_WS, "the record names the budget");
+    assert_eq!(
+        records[1]["scopeId"], WEIRD_WS,
+        "the record names the budget"
+    );
 
     let lines = alert_lines(&d);
     assert_eq!(lines.len(), 2, "{}", d.log());
@@ -150,19 +153,31 @@ fn an_alert_is_a_record_a_warn_line_and_a_metric_once_per_day() {
         assert_eq!(line["reserved_cents"], 60);
         assert_eq!(line["spent_cents"], 0);
         assert_eq!(line["limit_cents"], 100);
-        assert_eq!(line["entry_hash"], rec["entryHash"], "the line finds its record");
+        assert_eq!(
+            line["entry_hash"], rec["entryHash"],
+            "the line finds its record"
+        );
     }
     let log = d.log();
-    assert!(!log.contains("forged"), "a client's id never reaches the log:\n{log}");
+    assert!(
+        !log.contains("forged"),
+        "a client's id never reaches the log:\n{log}"
+    );
     assert_eq!(
-        log.lines().filter(|l| l.contains("\"level\":\"ERROR\"")).count(),
+        log.lines()
+            .filter(|l| l.contains("\"level\":\"ERROR\""))
+            .count(),
         0
     );
 
     let body = scrape(metrics_addr(&d));
     assert_eq!(alerts(&body, "daily", "50"), 1.0);
     assert_eq!(alerts(&body, "workspace", "50"), 1.0);
-    assert_eq!(alerts(&body, "daily", "80"), 0.0, "a policy threshold is a series from 0");
+    assert_eq!(
+        alerts(&body, "daily", "80"),
+        0.0,
+        "a policy threshold is a series from 0"
+    );
     assert_eq!(alerts(&body, "actor", "80"), 0.0);
     assert!(!body.contains("forged"), "no client id in a label:\n{body}");
 
@@ -183,4 +198,34 @@ fn an_alert_is_a_record_a_warn_line_and_a_metric_once_per_day() {
     let body = scrape(metrics_addr(&d));
     assert_eq!(alerts(&body, "daily", "50"), 1.0);
     assert_eq!(raw(&d, "VerifyAudit", json!({}))["ok"], true);
+}
+
+#[test]
+fn a_policy_with_bad_thresholds_refuses_to_start_with_the_code() {
+    for bad in [
+        json!([0]),
+        json!([80, 50]),
+        json!([50.5]),
+        json!((1..=101).collect::<Vec<u32>>()),
+    ] {
+        let dir = daemon::temp_dir("alerts-bad");
+        let policy = dir.join("policy.json");
+        std::fs::write(
+            &policy,
+            json!({"budgetAlertThresholdsPercent": bad}).to_string(),
+        )
+        .unwrap();
+        let args = vec![
+            "--policy".to_string(),
+            policy.to_string_lossy().into_owned(),
+        ];
+        let err = match Daemon::try_start_in(&dir, args) {
+            Ok(_) => panic!("started with {bad}"),
+            Err(e) => e,
+        };
+        assert!(
+            err.contains("invalid_budget_alert_thresholds: budgetAlertThresholdsPercent"),
+            "{bad}: {err}"
+        );
+    }
 }
