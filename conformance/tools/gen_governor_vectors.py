@@ -3050,6 +3050,107 @@ def guard_decisions():
     return v
 
 
+# ============================================================================ 13.15 budget alerts
+
+
+def ALERT(scope, pct, used, spent, reserved, limit, lease, scope_id=""):
+    """A budget_threshold_crossed record (13.15 Audit records; docs/governor.md "Budget alerts")."""
+    return {"eventType": "budget_threshold_crossed", "scope": scope, "scopeId": scope_id,
+            "thresholdPercent": pct, "usedCents": used, "spentCents": spent,
+            "reservedCents": reserved, "limitCents": limit, "leaseId": lease}
+
+
+@section
+def budget_alerts():
+    v = []
+    daily = {"dailyBudgetCents": 100, "budgetAlertThresholdsPercent": [50, 80, 100]}
+    v.append(Sc("13.15 Audit records: without budgetAlertThresholdsPercent (or with []) no "
+                "budget_threshold_crossed record is written, even at 100 %", {"dailyBudgetCents": 10})
+             .acq(R(estimatedCostCents=10), grant("lease-1"))
+             .cmd("ExportAudit", {}, EV("lease_acquired")))
+    v.append(Sc("13.15 Audit records: an empty budgetAlertThresholdsPercent raises nothing",
+                {"dailyBudgetCents": 10, "budgetAlertThresholdsPercent": []})
+             .acq(R(estimatedCostCents=10), grant("lease-1"))
+             .cmd("ExportAudit", {}, EV("lease_acquired")))
+    v.append(Sc("13.15 Audit records: a grant that brings the daily budget's use (reservations plus spend) to a "
+                "threshold writes budget_threshold_crossed after its lease_acquired; below it nothing", daily)
+             .acq(R(estimatedCostCents=40), grant("lease-1"))
+             .acq(R(estimatedCostCents=15), grant("lease-2"))
+             .cmd("ExportAudit", {}, {"records": [
+                 {"eventType": "lease_acquired", "leaseId": "lease-1", "prevHash": ZERO64},
+                 {"eventType": "lease_acquired", "leaseId": "lease-2"},
+                 ALERT("daily", 50, 55, 0, 55, 100, "lease-2")]})
+             .verify({"ok": True, "records": 3}))
+    v.append(Sc("13.15 Audit records: a threshold is raised once a day: use that falls (a release under its "
+                "reservation) and rises past it again raises nothing; one grant past two thresholds raises both, "
+                "in ascending order", daily)
+             .acq(R(estimatedCostCents=40), grant("lease-1"))
+             .acq(R(estimatedCostCents=15), grant("lease-2"))
+             .rel(REL("lease-1", 10))
+             .acq(R(estimatedCostCents=10), grant("lease-3"))
+             .acq(R(estimatedCostCents=65), grant("lease-4"))
+             .cmd("ExportAudit", {"fromLine": 3}, {"records": [
+                 ALERT("daily", 50, 55, 0, 55, 100, "lease-2"),
+                 {"eventType": "lease_released", "leaseId": "lease-1"},
+                 {"eventType": "lease_acquired", "leaseId": "lease-3"},
+                 {"eventType": "lease_acquired", "leaseId": "lease-4"},
+                 ALERT("daily", 80, 100, 10, 90, 100, "lease-4"),
+                 ALERT("daily", 100, 100, 10, 90, 100, "lease-4")]}))
+    v.append(Sc("13.15 Audit records, 13.4: a release whose actuals exceed its reservation can cross a "
+                "threshold (settled spend, no reservation left)",
+                {"dailyBudgetCents": 100, "budgetAlertThresholdsPercent": [50]})
+             .acq(R(estimatedCostCents=10), grant("lease-1"))
+             .rel(REL("lease-1", 60))
+             .cmd("ExportAudit", {}, {"records": [
+                 {"eventType": "lease_acquired", "prevHash": ZERO64},
+                 {"eventType": "lease_released", "leaseId": "lease-1"},
+                 ALERT("daily", 50, 60, 60, 0, 100, "lease-1")]}))
+    v.append(Sc("13.15 Audit records, 13.3 step 11: scoped budgets alert on their own limits: the actor's "
+                "per-id budget, a workspace budget set for every workspace; an actor without a budget of its "
+                "own raises no actor alert",
+                {"dailyBudgetCents": 1000, "actorDailyBudgetCents": {"alice": 10}, "workspaceDailyBudgetCents": 40,
+                 "budgetAlertThresholdsPercent": [50]})
+             .acq(R(estimatedCostCents=5), grant("lease-1"))
+             .acq(R(actorId="bob", estimatedCostCents=15), grant("lease-2"))
+             .cmd("ExportAudit", {}, {"records": [
+                 {"eventType": "lease_acquired", "leaseId": "lease-1", "prevHash": ZERO64},
+                 ALERT("actor", 50, 5, 0, 5, 10, "lease-1", "alice"),
+                 {"eventType": "lease_acquired", "leaseId": "lease-2"},
+                 ALERT("workspace", 50, 20, 0, 20, 40, "lease-2", "ws1")]}))
+    v.append(Sc("13.15 Audit records, 13.11, 13.2: a threshold raised before a restart is not raised again the "
+                "same day; the next UTC day re-arms it", daily, store="sqlite")
+             .acq(R(estimatedCostCents=50), grant("lease-1"))
+             .restart()
+             .acq(R(estimatedCostCents=10), grant("lease-2"), at=1000)
+             .acq(R(estimatedCostCents=50), grant("lease-3"), at="2026-03-02T00:00:00Z")
+             .cmd("ExportAudit", {}, {"records": [
+                 {"eventType": "lease_acquired", "leaseId": "lease-1", "prevHash": ZERO64},
+                 ALERT("daily", 50, 50, 0, 50, 100, "lease-1"),
+                 {"eventType": "lease_acquired", "leaseId": "lease-2"},
+                 {"eventType": "lease_expired", "leaseId": "lease-1"},
+                 {"eventType": "lease_expired", "leaseId": "lease-2"},
+                 {"eventType": "lease_acquired", "leaseId": "lease-3"},
+                 ALERT("daily", 50, 50, 0, 50, 100, "lease-3")]})
+             .verify({"ok": True, "records": 7}))
+    bad = [
+        ("a threshold of 0", [0]),
+        ("a threshold over 100", [101]),
+        ("a fractional threshold", [50.5]),
+        ("a threshold as a string", ["50"]),
+        ("a descending list", [80, 50]),
+        ("a repeated threshold", [50, 50]),
+        ("a number instead of a list", 50),
+        ("more than 100 entries", [50] * 101),
+    ]
+    for why, val in bad:
+        v.append(Sc("13.15 Lint, 13.16: a policy whose budgetAlertThresholdsPercent has %s is refused at stage "
+                    "(integers 1-100, strictly ascending)" % why, P1, options=UNSIGNED)
+                 .cmd("StagePolicyBundle", bundle_unsigned("v2", {"budgetAlertThresholdsPercent": val}),
+                      {"accepted": False})
+                 .cmd("GetStatus", {}, {"policyVersion": "v1"}))
+    return v
+
+
 # ============================================================================ output, --check, --self-check
 
 

@@ -5,6 +5,7 @@
 //! Never a request's payload, a token, a credential or an error text that could echo one:
 //! only codes the daemon itself defines.
 
+use leasekit::governor::BudgetAlert;
 use leasekit::governor::wire::Command;
 use tracing_subscriber::EnvFilter;
 
@@ -38,6 +39,22 @@ pub fn init(format: LogFormat, filter: &str) -> Result<(), String> {
             .try_init(),
     };
     Ok(())
+}
+
+/// Logs a budget alert at warn: the budget's kind, the threshold, the amounts (cents) and the
+/// `entryHash` of its audit record. Not the org, workspace or actor id: a client declares it
+/// (find it in the audit record the hash names).
+pub fn budget_alert(a: &BudgetAlert) {
+    tracing::warn!(
+        scope = a.scope,
+        threshold_percent = a.threshold_percent,
+        used_cents = a.used_cents,
+        spent_cents = a.spent_cents,
+        reserved_cents = a.reserved_cents,
+        limit_cents = a.limit_cents,
+        entry_hash = a.entry_hash.as_str(),
+        "budget threshold crossed"
+    );
 }
 
 /// A client-sent command name fit for a log line: the governor command it names (the fixed set

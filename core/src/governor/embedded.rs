@@ -417,8 +417,26 @@ impl Governor {
         )
     }
 
-    /// Runs `f` on the engine as one command and returns once its changes are committed.
+    /// Runs `f` on the engine as one command and returns once its changes are committed;
+    /// then hands the budget alerts it raised to the observer (never those of a command that
+    /// failed: its records were not committed).
     pub(super) fn run<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Engine) -> crate::Result<R> + Send + 'static,
+    ) -> crate::Result<R> {
+        let (out, alerts) = self.run_committed(move |e: &mut Engine| {
+            let out = f(e)?;
+            Ok((out, e.take_alerts()))
+        })?;
+        if let Some(o) = self.inner.observer.get() {
+            for a in &alerts {
+                o.budget_threshold_crossed(a);
+            }
+        }
+        Ok(out)
+    }
+
+    fn run_committed<R: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Engine) -> crate::Result<R> + Send + 'static,
     ) -> crate::Result<R> {

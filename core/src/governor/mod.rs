@@ -50,7 +50,7 @@ pub use engine::gauges::{
     ScopedGauge,
 };
 pub use engine::{Engine, IdSource};
-pub use observe::{GovernorObserver, RELEASE_OUTCOMES};
+pub use observe::{BUDGET_SCOPES, BudgetAlert, GovernorObserver, RELEASE_OUTCOMES};
 pub use open::{EmbeddedGovernor, StoreSpec};
 pub use policy::{GovernorOptions, Policy};
 #[cfg(feature = "postgres")]

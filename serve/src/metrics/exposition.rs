@@ -7,7 +7,9 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use leasekit::governor::{ACQUIRE_DENIAL_CODES, GRANT_REASONS, Governor, GovernorGauges};
+use leasekit::governor::{
+    ACQUIRE_DENIAL_CODES, BUDGET_SCOPES, GRANT_REASONS, Governor, GovernorGauges,
+};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::MetricType;
@@ -175,6 +177,30 @@ fn fixed_rows(
     rows
 }
 
+/// One row per budget kind and threshold of the active policy (0 until raised), plus any
+/// threshold raised under an earlier policy: at most 4 x 100 series, labels from fixed sets.
+fn alert_rows(thresholds: &[u8], raised: &[(&'static str, u8, u64)]) -> Vec<(Vec<String>, u64)> {
+    let mut keys: std::collections::BTreeSet<(usize, u8)> = std::collections::BTreeSet::new();
+    for (i, _) in BUDGET_SCOPES.iter().enumerate() {
+        keys.extend(thresholds.iter().map(|t| (i, *t)));
+    }
+    for (scope, t, _) in raised {
+        if let Some(i) = BUDGET_SCOPES.iter().position(|s| s == scope) {
+            keys.insert((i, *t));
+        }
+    }
+    keys.into_iter()
+        .map(|(i, t)| {
+            let scope = BUDGET_SCOPES[i];
+            let n = raised
+                .iter()
+                .find(|(s, p, _)| *s == scope && *p == t)
+                .map_or(0, |(_, _, n)| *n);
+            (vec![scope.to_string(), t.to_string()], n)
+        })
+        .collect()
+}
+
 impl Collector for Live {
     fn encode(&self, mut e: DescriptorEncoder) -> R {
         let s = &self.0;
@@ -298,6 +324,14 @@ impl Collector for Live {
             "leasekit_scope_budget_series_omitted",
             "Per-id scoped budgets of the policy not exported (over the cap of 100 series)",
             g.scoped_omitted,
+        )?;
+        family(
+            e,
+            "leasekit_budget_alerts",
+            "Budget alerts this daemon reported (budget_threshold_crossed audit records), by budget kind and threshold percent",
+            MetricType::Counter,
+            &["scope", "threshold"],
+            &alert_rows(&g.budget_alert_thresholds, &s.store.budget_alerts()),
         )?;
         gauge(
             e,

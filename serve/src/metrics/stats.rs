@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use leasekit::governor::wire::Command;
-use leasekit::governor::{GovernorObserver, RELEASE_OUTCOMES};
+use leasekit::governor::{BUDGET_SCOPES, BudgetAlert, GovernorObserver, RELEASE_OUTCOMES};
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 
 /// Why a connection (or its request) was refused: the `reason` label of
@@ -138,6 +138,8 @@ pub struct StoreStats {
     commit_errors: AtomicU64,
     settle_errors: AtomicU64,
     releases: [AtomicU64; 4],
+    /// Budget alerts by kind ([`BUDGET_SCOPES`]) and threshold (index `percent - 1`).
+    alerts: [[AtomicU64; 100]; 4],
 }
 
 impl Default for StoreStats {
@@ -150,6 +152,7 @@ impl Default for StoreStats {
             commit_errors: AtomicU64::new(0),
             settle_errors: AtomicU64::new(0),
             releases: Default::default(),
+            alerts: std::array::from_fn(|_| std::array::from_fn(|_| AtomicU64::new(0))),
         }
     }
 }
@@ -163,6 +166,20 @@ impl StoreStats {
     /// Failed waits for durability so far.
     pub fn settle_errors(&self) -> u64 {
         self.settle_errors.load(Ordering::Relaxed)
+    }
+
+    /// `(scope, threshold percent, count)` of every budget alert reported so far.
+    pub fn budget_alerts(&self) -> Vec<(&'static str, u8, u64)> {
+        let mut out = Vec::new();
+        for (scope, row) in BUDGET_SCOPES.iter().zip(&self.alerts) {
+            for (i, n) in row.iter().enumerate() {
+                let n = n.load(Ordering::Relaxed);
+                if n > 0 {
+                    out.push((*scope, i as u8 + 1, n));
+                }
+            }
+        }
+        out
     }
 
     /// `(outcome, count)` for every release outcome.
@@ -196,5 +213,16 @@ impl GovernorObserver for StoreStats {
             .position(|o| *o == outcome)
             .unwrap_or(RELEASE_OUTCOMES.len() - 1);
         self.releases[i].fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn budget_threshold_crossed(&self, alert: &BudgetAlert) {
+        let scope = BUDGET_SCOPES.iter().position(|s| *s == alert.scope);
+        let percent = usize::from(alert.threshold_percent);
+        if let Some(row) = scope.and_then(|s| self.alerts.get(s))
+            && let Some(n) = percent.checked_sub(1).and_then(|i| row.get(i))
+        {
+            n.fetch_add(1, Ordering::Relaxed);
+        }
+        crate::logging::budget_alert(alert);
     }
 }

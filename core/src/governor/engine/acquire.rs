@@ -1017,11 +1017,11 @@ impl Engine {
             key.push_str(id);
             let scoped = &mut self.st.meta.scoped;
             if !scoped.contains_key(key.as_str()) {
-                scoped.insert(key.clone(), DayCounter { day, used: 0 });
+                scoped.insert(key.clone(), DayCounter::new(day));
             }
             let c = scoped.get_mut(key.as_str()).expect("inserted above");
             if c.day < day {
-                *c = DayCounter { day, used: 0 };
+                *c = DayCounter::new(day);
             }
             // A scope's spend of a day is part of the day's spend, checked above.
             c.used = c.used.saturating_add(plan.reserve);
@@ -1143,6 +1143,7 @@ impl Engine {
         self.st.leases.insert(id.clone(), rec);
         self.touch_lease(&id);
         self.audit(a);
+        self.check_budget_alerts(&id);
         if let (Some(key), Some(fp)) = (scoped, fp) {
             let old = self.st.idem.insert(
                 key.clone(),

@@ -61,6 +61,8 @@ pub struct GovernorGauges {
     pub grants_by_reason: BTreeMap<String, u64>,
     /// Acquire denials by reason code (the part of the reason before any `:`).
     pub denies_by_code: BTreeMap<String, u64>,
+    /// The active policy's `budgetAlertThresholdsPercent` (empty: no alerts).
+    pub budget_alert_thresholds: Vec<u8>,
 }
 
 impl Engine {
@@ -147,6 +149,12 @@ impl Engine {
             failed_audit_writes: m.failed_audit_writes,
             grants_by_reason: m.grants.clone(),
             denies_by_code: m.denies.clone(),
+            budget_alert_thresholds: doc
+                .budget_alert_thresholds_percent
+                .iter()
+                .flatten()
+                .map(|p| *p as u8)
+                .collect(),
         }
     }
 

@@ -4,6 +4,7 @@
 
 mod access;
 mod acquire;
+mod alerts;
 mod approval_index;
 mod approvals;
 pub mod decisions;
@@ -80,6 +81,8 @@ pub struct Engine {
     pub(crate) sub_owner: HashMap<String, String>,
     /// Approvals by queue order, requester, expiry, retention and token (derived).
     pub(crate) approval_index: approval_index::ApprovalIndex,
+    /// Budget alerts raised by the command in progress ([`Engine::take_alerts`]).
+    pub(crate) alerts: Vec<crate::governor::observe::BudgetAlert>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -177,6 +180,7 @@ impl Engine {
             idem_order: BTreeSet::new(),
             sub_owner: HashMap::new(),
             approval_index: Default::default(),
+            alerts: Vec::new(),
         };
         e.rebuild_indexes();
         if let Some(moved) = moved {
@@ -213,6 +217,8 @@ impl Engine {
     }
 
     fn begin_at(&mut self, restart: bool) -> crate::Result<()> {
+        // Alerts of an earlier command that never reached its commit are not reported.
+        self.alerts.clear();
         self.now = self.clock.now()?.unix_millis();
         let today = self.now.div_euclid(DAY_MS);
         // Days only roll forward: a governor whose clock is behind another's (a fleet,
@@ -220,6 +226,7 @@ impl Engine {
         if today > self.st.meta.pools.budget_day {
             self.st.meta.pools.budget_day = today;
             self.st.meta.pools.budget_used = 0;
+            self.st.meta.pools.alerted.clear();
             // Scoped budgets of past days are dropped (13.16 Bounded state): a counter of an
             // earlier day counts nothing today.
             self.st.meta.scoped.retain(|_, c| c.day >= today);

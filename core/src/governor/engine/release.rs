@@ -172,6 +172,11 @@ impl Engine {
         } else {
             self.retention.remove(&(old_retain, id.clone()));
         }
+        // A settlement of the same day changed the budgets' use (its lease no longer counts
+        // as a reservation).
+        if day == today {
+            self.check_budget_alerts(&id);
+        }
         let l = self.st.leases.get_mut(&id).expect("checked");
         l.settled = Some(req.actual_cost_cents);
         if req.idempotency_key.is_empty() {

@@ -37,6 +37,9 @@ pub struct Pools {
     pub in_flight: u64,
     /// Compute units reserved.
     pub compute_used: u64,
+    /// Budget alert thresholds (percent) already raised for the daily budget that day.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alerted: Vec<u8>,
 }
 
 /// A scoped daily budget counter.
@@ -46,6 +49,19 @@ pub struct DayCounter {
     pub day: i64,
     /// Cents used that day.
     pub used: u64,
+    /// Budget alert thresholds (percent) already raised for this budget that day.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alerted: Vec<u8>,
+}
+
+impl DayCounter {
+    /// A counter of `day` with nothing used.
+    pub fn new(day: i64) -> DayCounter {
+        DayCounter {
+            day,
+            ..DayCounter::default()
+        }
+    }
 }
 
 /// One admitted request in the rate window.

@@ -225,6 +225,14 @@ pub struct PolicyDoc {
     /// Cedar principal name for `cedarPolicies` (the Agentfile's `AGENT`); default: the actor.
     pub agent_name: Option<String>,
     pub audit_level: Option<String>,
+    /// Percentages of each daily budget (`dailyBudgetCents` and every org, workspace and actor
+    /// budget) at which the governor raises a budget alert: an audit record
+    /// `budget_threshold_crossed`, a daemon log line and a metric, once per threshold per
+    /// budget per UTC day, when a grant or a release brings the budget's use (reservations
+    /// plus settled spend) to the threshold or past it. Integers 1-100, strictly ascending,
+    /// e.g. `[50, 80, 100]`; absent or `[]`: no alerts.
+    #[serde(deserialize_with = "thresholds::deserialize")]
+    pub budget_alert_thresholds_percent: Option<Vec<u64>>,
     /// Peer uid (decimal) -> the ids it may name (SEMANTICS 13.16). Present: a daemon peer's
     /// acquire naming an unbound org, workspace or actor is denied `identity_not_bound`.
     pub uid_bindings: Option<BTreeMap<String, UidBinding>>,
@@ -235,6 +243,63 @@ pub struct PolicyDoc {
     /// Trust setting (refused in a policy).
     pub admin_uids: Option<Value>,
 }
+
+/// `budgetAlertThresholdsPercent`: read from any JSON value so that every bad value (a
+/// fraction, a string, a number out of range, an unsorted or repeated list, a huge list) is
+/// refused with one stable code, [`INVALID_BUDGET_ALERT_THRESHOLDS`].
+mod thresholds {
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    use super::{INVALID_BUDGET_ALERT_THRESHOLDS, MAX_BUDGET_ALERT_THRESHOLDS};
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Vec<u64>>, D::Error> {
+        let v = Value::deserialize(d)?;
+        parse(&v).map_err(|m| {
+            serde::de::Error::custom(format!(
+                "{INVALID_BUDGET_ALERT_THRESHOLDS}: budgetAlertThresholdsPercent {m}"
+            ))
+        })
+    }
+
+    fn parse(v: &Value) -> Result<Option<Vec<u64>>, String> {
+        let items = match v {
+            Value::Null => return Ok(None),
+            Value::Array(items) => items,
+            _ => return Err("must be an array of integers 1-100".into()),
+        };
+        if items.len() > MAX_BUDGET_ALERT_THRESHOLDS {
+            return Err(format!(
+                "has {} items; at most {MAX_BUDGET_ALERT_THRESHOLDS} (integers 1-100, ascending)",
+                items.len()
+            ));
+        }
+        let mut out: Vec<u64> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let n = item
+                .as_u64()
+                .filter(|n| (1..=100).contains(n))
+                .ok_or_else(|| format!("[{i}] is not an integer 1-100"))?;
+            if out.last().is_some_and(|last| *last >= n) {
+                return Err(format!(
+                    "[{i}] ({n}) is not above the one before it: the list must be strictly \
+                     ascending"
+                ));
+            }
+            out.push(n);
+        }
+        Ok(Some(out))
+    }
+}
+
+/// The code that starts the message of a policy refused for its
+/// `budgetAlertThresholdsPercent`.
+pub const INVALID_BUDGET_ALERT_THRESHOLDS: &str = "invalid_budget_alert_thresholds";
+
+/// The most entries `budgetAlertThresholdsPercent` may hold (one per percent).
+pub const MAX_BUDGET_ALERT_THRESHOLDS: usize = 100;
 
 /// Construction options (SEMANTICS 13.2): limits plus the trust settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

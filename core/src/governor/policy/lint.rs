@@ -93,6 +93,7 @@ const KNOWN_FIELDS: &[&str] = &[
     "agentName",
     "auditLevel",
     "uidBindings",
+    "budgetAlertThresholdsPercent",
 ];
 
 /// The reason a policy is refused, if it is.

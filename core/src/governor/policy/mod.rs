@@ -18,7 +18,8 @@ pub use bundle::{
     BundleKey, KeyAlgorithm, PrivateKey, generate_key, sign_bundle, signed_text, verify_bundle,
 };
 pub use doc::{
-    GovernorOptions, Limits, PolicyDoc, ScopedLimit, ServiceAccount, ToolRateLimit, UidBinding,
+    GovernorOptions, INVALID_BUDGET_ALERT_THRESHOLDS, Limits, MAX_BUDGET_ALERT_THRESHOLDS,
+    PolicyDoc, ScopedLimit, ServiceAccount, ToolRateLimit, UidBinding,
 };
 pub use lint::{LintFinding, LintSeverity, lint_policy};
 pub use settings::Settings;
