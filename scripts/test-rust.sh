@@ -19,6 +19,9 @@ versions_ok=0
 if python3 scripts/check-versions.py && python3 scripts/check-versions.py --self-test; then versions_ok=1; else status=1; fi
 cargo fmt --all -- --check || { echo "cargo fmt: differences found"; status=1; }
 bash scripts/ensure-postgres.sh || status=1
+# promtool checks a real scrape in the metrics test; when it cannot be installed the test says
+# it skipped that check (and only then).
+if bash scripts/ensure-promtool.sh; then export LEASEKIT_REQUIRE_PROMTOOL=1; fi
 cargo clippy --workspace --all-targets --features leasekit/postgres -q -- -D warnings || status=1
 out=$(mktemp)
 # The default members and the fuzz crate (its replay of the seed corpora and minimized crashes,

@@ -84,7 +84,9 @@ fn value(s: &prometheus_parse::Scrape, name: &str, labels: &[(&str, &str)]) -> f
     }
 }
 
-/// Runs `promtool check metrics` on the body when promtool is installed.
+/// Runs `promtool check metrics` on the body when promtool is installed; `make test` installs
+/// it (scripts/ensure-promtool.sh) and sets `LEASEKIT_REQUIRE_PROMTOOL`, which makes its
+/// absence a failure rather than a skip.
 fn promtool_check(body: &str) {
     let Ok(mut child) = std::process::Command::new("promtool")
         .args(["check", "metrics"])
@@ -93,6 +95,10 @@ fn promtool_check(body: &str) {
         .stderr(std::process::Stdio::piped())
         .spawn()
     else {
+        assert!(
+            std::env::var_os("LEASEKIT_REQUIRE_PROMTOOL").is_none(),
+            "promtool not on PATH, and LEASEKIT_REQUIRE_PROMTOOL is set"
+        );
         eprintln!("promtool not on PATH: `promtool check metrics` skipped");
         return;
     };
