@@ -10,6 +10,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -81,7 +82,13 @@ def test_the_method_table_is_shared_with_the_embedded_governor() -> None:
     for name in vars(GovernorMethods):
         if not name.startswith("_"):
             assert getattr(lk.Governor, name) is getattr(lk.GovernorClient, name), name
-    assert len([n for n in vars(GovernorMethods) if not n.startswith("_")]) == 21
+    # One typed method per governor command (conformance/governor-commands.json), plus the wire
+    # dispatcher `handle` and the strict `call`.
+    commands = json.loads(
+        (Path(__file__).resolve().parents[2] / "conformance" / "governor-commands.json").read_text()
+    )["commands"]
+    typed = {n for n in vars(GovernorMethods) if not n.startswith("_")}
+    assert typed == {c["snake"] for c in commands} | {"handle", "call"}
 
 
 def test_same_answers_as_the_embedded_governor(daemon) -> None:
