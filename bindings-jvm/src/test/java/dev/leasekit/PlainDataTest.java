@@ -16,9 +16,9 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Plain data, the JVM side: a caller's Map is read once through {@code entrySet()} into plain
- * data (String keys, Collections of Strings, plain BigDecimals), so nothing but its entries reaches
- * the core, and a subclass that reports one thing to {@code get} and another to iteration, or a
+ * Plain data, the JVM side: a caller's Map is read once through {@code entrySet()} into plain data
+ * (String keys, Collections of Strings, plain BigDecimals), so nothing but its entries reaches the
+ * core, and a subclass that reports one thing to {@code get} and another to iteration, or a
  * BigDecimal subclass that lies about its text, cannot widen a lease.
  */
 class PlainDataTest {
