@@ -51,10 +51,7 @@ pub fn check_lease_subset(child: &Lease, parent: &Lease, opts: &SubsetOptions) -
         Some(remaining) if opts.strict_remaining => {
             check_budget_strict(child, remaining, opts.require_parent_currency)?
         }
-        remaining if opts.require_parent_currency => {
-            check_budget_granted(child, parent, remaining)?
-        }
-        remaining => check_budget(child, parent, remaining)?,
+        remaining => check_budget(child, parent, remaining, opts.require_parent_currency)?,
     }
     if opts.require_child_expiry {
         check_child_states_expiry(opts.child_constraints, opts.parent_constraints)?;
@@ -119,15 +116,21 @@ pub(crate) fn check_patterns(child: &Lease, parent: &Lease, work: &mut Work) -> 
     Ok(())
 }
 
-/// The budget rule against explicit remaining amounts (or the parent's summed budget).
+/// The budget rule against explicit remaining amounts (or the parent's summed budget). A
+/// currency the parent does not budget is unlimited there, or, with `granted_only`, not granted
+/// (whatever the child's amount).
 pub(crate) fn check_budget(
     child: &Lease,
     parent: &Lease,
     remaining: Option<&BTreeMap<String, Decimal>>,
+    granted_only: bool,
 ) -> Result<()> {
     for (cur, amount) in child.budget() {
         let Some(parent_amount) = parent.budget().get(cur) else {
-            continue; // the parent does not budget it: unlimited there
+            if granted_only {
+                return Err(currency_violation(cur, amount));
+            }
+            continue;
         };
         let limit = remaining.and_then(|r| r.get(cur)).unwrap_or(parent_amount);
         if amount > limit {
@@ -152,25 +155,6 @@ fn check_budget_strict(
             None if granted_only => return Err(currency_violation(cur, amount)),
             None => &zero,
         };
-        if amount > limit {
-            return Err(budget_violation(cur, amount, limit));
-        }
-    }
-    Ok(())
-}
-
-/// The budget rule of [`check_budget`], except that a currency the parent does not budget is
-/// not granted (whatever the child's amount) instead of unlimited.
-fn check_budget_granted(
-    child: &Lease,
-    parent: &Lease,
-    remaining: Option<&BTreeMap<String, Decimal>>,
-) -> Result<()> {
-    for (cur, amount) in child.budget() {
-        let Some(parent_amount) = parent.budget().get(cur) else {
-            return Err(currency_violation(cur, amount));
-        };
-        let limit = remaining.and_then(|r| r.get(cur)).unwrap_or(parent_amount);
         if amount > limit {
             return Err(budget_violation(cur, amount, limit));
         }

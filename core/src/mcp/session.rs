@@ -179,6 +179,25 @@ impl Session {
             .push(jsonrpc::error_line(&m.id, m.code, &m.message));
     }
 
+    /// Refuses a `tools/call` whose params are malformed: audited, answered with a JSON-RPC
+    /// invalid-params error, never forwarded.
+    fn refuse_call_params(&mut self, id: &Value, tool: Option<&str>, m: &str, out: &mut Output) {
+        let d = Decision {
+            decision: "deny",
+            rule: "malformed",
+            method: "tools/call",
+            id,
+            tool,
+            code: Some("INVALID_REQUEST"),
+            reason: m,
+            targets: Vec::new(),
+            lease: None,
+        };
+        self.record(d, out);
+        out.to_client
+            .push(jsonrpc::error_line(id, jsonrpc::INVALID_PARAMS, m));
+    }
+
     /// Refuses a client line that could not be read as one message (too long, not UTF-8):
     /// a JSON-RPC error with `id: null`, audited.
     pub fn refuse(&mut self, reason: &str) -> Output {
@@ -286,20 +305,7 @@ impl Session {
         let approval_token = match take_approval_token(body) {
             Ok(t) => t,
             Err(m) => {
-                let d = Decision {
-                    decision: "deny",
-                    rule: "malformed",
-                    method: "tools/call",
-                    id,
-                    tool: None,
-                    code: Some("INVALID_REQUEST"),
-                    reason: &m,
-                    targets: Vec::new(),
-                    lease: None,
-                };
-                self.record(d, out);
-                out.to_client
-                    .push(jsonrpc::error_line(id, jsonrpc::INVALID_PARAMS, &m));
+                self.refuse_call_params(id, None, &m, out);
                 return None;
             }
         };
@@ -316,20 +322,7 @@ impl Session {
             .to_string();
         let allowed = match decision {
             Err(Refusal::Params(m)) => {
-                let d = Decision {
-                    decision: "deny",
-                    rule: "malformed",
-                    method: "tools/call",
-                    id,
-                    tool: Some(&tool_name),
-                    code: Some("INVALID_REQUEST"),
-                    reason: &m,
-                    targets: Vec::new(),
-                    lease: None,
-                };
-                self.record(d, out);
-                out.to_client
-                    .push(jsonrpc::error_line(id, jsonrpc::INVALID_PARAMS, &m));
+                self.refuse_call_params(id, Some(&tool_name), &m, out);
                 return None;
             }
             Err(Refusal::Denied {
