@@ -1,6 +1,6 @@
 # leasekit: one Rust core, thin bindings, one conformance suite.
 #   make run          build the CLI and run the main job on examples/
-#   make test         install what is needed and run every test of every language
+#   make test         install what is needed and run every test of every language (make dist first)
 #   make test-mcp     the MCP guard tests alone (real MCP server and SDK clients)
 #   make conformance  run the shared vectors in every language present
 #   make vectors-check  fail when conformance/vectors differs from its generator
@@ -28,8 +28,8 @@ test:
 test-mcp:
 	bash scripts/test-mcp.sh
 
-# Release artifacts (docs/versioning.md). Long: kept out of `make test`, which checks only that
-# every manifest carries the one version (scripts/check-versions.py, in the rust step).
+# Release artifacts (docs/versioning.md). `make test` runs both first (scripts/test-dist.sh) and
+# its later steps test those builds.
 dist:
 	bash scripts/dist.sh
 

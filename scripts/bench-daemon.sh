@@ -8,6 +8,8 @@
 #   BENCH_QUICK=1           one short round (a smoke run: seconds, not minutes)
 #   BENCH_ROUNDS=N          rounds (default 3)
 #   BENCH_BEFORE=PATH       also run this `leasekit` binary (labelled "before") in the same rounds
+#   BENCH_DAEMON_PAIRS=N    pairs per run in all clients (default 4 000; longer runs for profiling)
+#   BENCH_DAEMON_STORES=L   a subset of memory,full,normal (ratios need memory)
 #   BENCH_DAEMON_PYTHON=0   skip the Python client
 set -u
 cd "$(dirname "$0")/.."

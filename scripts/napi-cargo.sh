@@ -21,6 +21,15 @@ done
 if [ -n "$triple" ] && [ "$triple" != "$host" ]; then
   exec "$real" "${args[@]}" --target "$triple"
 fi
+# LEASEKIT_ZIGBUILD (the bin directory of `make dist`'s release tools; scripts/test-all.sh sets
+# it after the dist step): build with cargo-zigbuild for glibc 2.17 into the tree `make dist`
+# built (target/<host>/release, where napi looks), with the same packages selected so that cargo
+# resolves the same features and compiles only what changed (the addon, for napi's type defs).
+if [ -n "${LEASEKIT_ZIGBUILD:-}" ] && [ -n "$triple" ] && [ "${args[0]:-}" = build ] &&
+   [ "$profile" = release ]; then
+  CARGO="$real" PATH="$LEASEKIT_ZIGBUILD:$PATH" exec "$LEASEKIT_ZIGBUILD/cargo-zigbuild" zigbuild "${args[@]:1}" \
+    -p leasekit-ffi -p leasekit-jvm -p leasekit-node -p leasekit-cli --target "$triple.2.17"
+fi
 "$real" "${args[@]}" || exit $?
 [ -n "$triple" ] || exit 0
 [ "$profile" = dev ] && profile=debug

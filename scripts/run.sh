@@ -7,8 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$(pwd)/target}"
 
-cargo build --release -p leasekit-cli
-lk="$CARGO_TARGET_DIR/release/leasekit"
+# LEASEKIT_RELEASE_DIR: a release tree that holds the CLI already (`make test` passes the one
+# `make dist` built); otherwise build it.
+if [ -n "${LEASEKIT_RELEASE_DIR:-}" ] && [ -x "$LEASEKIT_RELEASE_DIR/leasekit" ]; then
+  lk="$LEASEKIT_RELEASE_DIR/leasekit"
+else
+  cargo build --release -p leasekit-cli
+  lk="$CARGO_TARGET_DIR/release/leasekit"
+fi
 
 bold='' reset=''
 if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' reset=$'\033[0m'; fi

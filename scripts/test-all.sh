@@ -7,16 +7,16 @@ cd "$(dirname "$0")/.."
 logdir=target/test-logs
 mkdir -p "$logdir"
 total_pass=0 total_fail=0 status=0 times="" failed_steps=""
-# The release builds the tests use (make run, Python, Node, JVM) skip link-time optimization:
-# it costs minutes per library on a 2-core machine and changes no behaviour. The shipped
-# artifacts keep it (make dist builds them, make dist-test tests them).
+# The release builds the tests use (make dist, and through it make run, Python, Node, JVM) skip
+# link-time optimization: it costs minutes per library on a 2-core machine and changes no
+# behaviour. `make dist` run alone keeps it for the artifacts it ships.
 export CARGO_PROFILE_RELEASE_LTO=${CARGO_PROFILE_RELEASE_LTO:-off}
 # The debug builds (the Rust tests, the C step's library): no incremental caches (a fresh
 # checkout never reuses them) and line tables only for debug info (backtraces and valgrind
 # keep file:line; linking ~60 test binaries with full debug info costs minutes and gigabytes).
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 export CARGO_PROFILE_DEV_DEBUG=${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}
-steps=${LEASEKIT_TEST_STEPS:-"run rust c python node jvm mcp"}
+steps=${LEASEKIT_TEST_STEPS:-"dist run rust c python node jvm mcp"}
 for step in $steps; do
   script="scripts/test-$step.sh"
   [ -f "$script" ] || continue
@@ -41,6 +41,15 @@ for step in $steps; do
   # tests: the later steps use that binary instead of building another feature set of the
   # workspace (`cargo build -p leasekit-cli` resolves features differently), and the C step does
   # not run the ffi tests again.
+  # The dist step built the release libraries once (one zig tree, glibc 2.17) and the wheel:
+  # `make run`, the Python, JVM, Node and MCP steps use those instead of building their own
+  # (scripts/run.sh, test-python.sh, test-mcp.sh, bindings-jvm/scripts/common.sh, napi-cargo.sh).
+  if [ "$step" = dist ] && [ "$rc" -eq 0 ] && [ -z "${LEASEKIT_RELEASE_DIR:-}" ]; then
+    export LEASEKIT_RELEASE_DIR="$PWD/target/x86_64-unknown-linux-gnu/release"
+    export LEASEKIT_ZIGBUILD="$PWD/target/dist-venv/bin"
+    LEASEKIT_WHEEL=$(ls "$PWD"/dist/python/leasekit-*-abi3-*.whl | head -n 1)
+    export LEASEKIT_WHEEL
+  fi
   if [ "$step" = rust ] && [ "$rc" -eq 0 ] && [ -x target/debug/leasekit ] && [ -z "${LEASEKIT_BIN:-}" ]; then
     export LEASEKIT_BIN="$PWD/target/debug/leasekit" LEASEKIT_FFI_TESTED=1
   fi

@@ -28,10 +28,11 @@ if [ -z "${LEASEKIT_BIN:-}" ]; then
   cargo build -q -p leasekit-cli || fail_summary
   LEASEKIT_BIN="$root/target/debug/leasekit"
 fi
-# The Python and Node libraries (leasekit.mcp, leasekit/mcp), built as scripts/test-python.sh and
-# scripts/test-node.sh build them (one release tree, target/release, shared with them).
+# The Python and Node libraries (leasekit.mcp, leasekit/mcp), installed and built as
+# scripts/test-python.sh and scripts/test-node.sh do ($LEASEKIT_WHEEL and the release tree of
+# `make dist` under `make test`).
 export CARGO_TARGET_DIR="$root/target"
-"$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings-python || fail_summary
+"$venv/bin/pip" install -q --force-reinstall --no-deps "${LEASEKIT_WHEEL:-./bindings-python}" || fail_summary
 (cd bindings-node && npm ci --no-audit --no-fund --loglevel=error \
   && CARGO="$root/scripts/napi-cargo.sh" npm run --silent build) || fail_summary
 

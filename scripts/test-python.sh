@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Python: build the wheel with maturin through `pip install ./bindings-python` into a fresh
-# virtual environment under target/, then run every pytest test (unit tests, stub check,
+# Python: install the binding into a virtual environment under target/ (the wheel `make dist`
+# built, $LEASEKIT_WHEEL, as scripts/test-all.sh passes it; else built from ./bindings-python
+# with maturin through pip), then run every pytest test (unit tests, stub check,
 # example, conformance runner; the GovernorClient tests, the governor example loop and the
 # socket replay of the governor vectors against a real `leasekit serve`), then the ARCP Python
 # SDK's own suite with leasekit switched in (scripts/test-arcp-sdk.sh). Last line: "python: N passed, N failed".
@@ -17,7 +18,7 @@ fail_summary() { echo "python: 0 passed, 1 failed"; exit 1; }
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || fail_summary
 "$venv/bin/pip" install -q pytest || fail_summary
 # --force-reinstall: a rerun must test the current sources, not an older build.
-"$venv/bin/pip" install --force-reinstall --no-deps ./bindings-python || fail_summary
+"$venv/bin/pip" install --force-reinstall --no-deps "${LEASEKIT_WHEEL:-./bindings-python}" || fail_summary
 
 # The daemon tests start a real `leasekit serve` (the CLI binary of this workspace).
 # ($LEASEKIT_BIN when the caller built it: scripts/test-all.sh passes the Rust step's.)

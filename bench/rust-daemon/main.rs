@@ -7,6 +7,8 @@
 //!
 //! Usage: `bench-daemon [--quick] [--rounds N] [--clients 1,16,64]
 //!        --bin LABEL=PATH [--bin LABEL=PATH ...] OUT_JSON`
+//! Environment (profiling one store): `BENCH_DAEMON_PAIRS=N` pairs per run in all (default
+//! 4 000), `BENCH_DAEMON_STORES=full,memory` a subset of the stores.
 //! (`--bin` is a `leasekit` binary; two labels, e.g. `before=` and `after=`, compare builds).
 
 use std::path::{Path, PathBuf};
@@ -176,7 +178,11 @@ fn pct(sorted: &[u64], p: f64) -> u64 {
     sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
 }
 
+/// The median (NaN for no values: a store left out by `BENCH_DAEMON_STORES`).
 fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
 }
@@ -219,16 +225,25 @@ fn main() {
     }
     // Pairs per client: about the same total per run whatever the client count.
     let pairs_for = |clients: usize| -> usize {
-        let total = if quick { 400 } else { 4_000 };
+        let total = std::env::var("BENCH_DAEMON_PAIRS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(if quick { 400 } else { 4_000 });
         (total / clients).clamp(if quick { 5 } else { 50 }, if quick { 200 } else { 2_000 })
     };
     let warm = if quick { 3 } else { 20 };
+    // BENCH_DAEMON_STORES=full,memory: a subset of the stores (profiling one of them).
+    let stores_env = std::env::var("BENCH_DAEMON_STORES").unwrap_or_default();
+    let stores: Vec<&str> = STORES
+        .into_iter()
+        .filter(|s| stores_env.is_empty() || stores_env.split(',').any(|e| e == *s))
+        .collect();
     let mut records = Vec::new();
     let mut n = 0;
     for round in 0..rounds {
         for &clients in &clients_list {
             for (label, bin) in &bins {
-                for store in STORES {
+                for store in STORES.iter().copied().filter(|s| stores.contains(s)) {
                     n += 1;
                     let d = Daemon::start(bin, store, n);
                     let load = load_avg();

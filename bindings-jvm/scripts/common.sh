@@ -2,7 +2,9 @@
 
 root=$(pwd)
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
-JVM_LIB="$CARGO_TARGET_DIR/release/libleasekit_jvm.so"
+# $LEASEKIT_RELEASE_DIR: a release tree holding the JNI library already (`make test` passes the
+# zig tree `make dist` built); otherwise target/release, built here.
+JVM_LIB="${LEASEKIT_RELEASE_DIR:-$CARGO_TARGET_DIR/release}/libleasekit_jvm.so"
 # The `leasekit` CLI (debug build), whose `leasekit serve` GovernorClientTest starts.
 # $LEASEKIT_BIN when the caller built it (scripts/test-all.sh passes the Rust step's).
 JVM_CLI="${LEASEKIT_BIN:-$CARGO_TARGET_DIR/debug/leasekit}"
@@ -17,6 +19,7 @@ fi
 
 # Builds the JNI library (release profile, shared target dir).
 jvm_build_native() {
+  if [ -n "${LEASEKIT_RELEASE_DIR:-}" ]; then [ -f "$JVM_LIB" ]; return; fi
   cargo build --release -p leasekit-jvm && [ -f "$JVM_LIB" ]
 }
 
