@@ -146,10 +146,19 @@ fn socket_activate(dir: &Path, sockets: &[&Path], args: &[&str]) -> Command {
 }
 
 /// Connects once to `socket` (which makes `systemd-socket-activate` exec the daemon), waiting
-/// for the socket to appear.
+/// for the socket to appear and to listen: the file exists from its `bind`, and a connect
+/// before the `listen` that follows is refused and would start nothing (at most 20 s).
 fn poke(socket: &Path) {
     wait_for(socket);
-    let _ = std::os::unix::net::UnixStream::connect(socket);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while let Err(e) = std::os::unix::net::UnixStream::connect(socket) {
+        assert!(
+            Instant::now() < deadline,
+            "{} never accepted a connection: {e}",
+            socket.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 fn wait_for(socket: &Path) {
