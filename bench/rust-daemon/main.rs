@@ -243,7 +243,7 @@ fn main() {
     for round in 0..rounds {
         for &clients in &clients_list {
             for (label, bin) in &bins {
-                for store in STORES.iter().copied().filter(|s| stores.contains(s)) {
+                for &store in &stores {
                     n += 1;
                     let d = Daemon::start(bin, store, n);
                     let load = load_avg();
