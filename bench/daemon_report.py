@@ -27,8 +27,9 @@ def table(doc):
     recs = doc["records"]
     rounds = doc["rounds"]
     lines = ["| binary | clients | memory pairs/s | FULL pairs/s | FULL / memory | NORMAL pairs/s | "
-             "NORMAL / memory | acquire p50 / p99 (memory; FULL; NORMAL) | load avg |",
-             "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+             "NORMAL / memory | acquire p50 / p99 (memory; FULL; NORMAL) | "
+             "daemon CPU per pair (memory; FULL; NORMAL) | load avg |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
     binaries = sorted({r["binary"] for r in recs}, key=lambda b: (b != "before", b))
     for b in binaries:
         for clients in sorted({r["clients"] for r in recs}):
@@ -42,10 +43,15 @@ def table(doc):
                 f"{med([r['acquire_p50_us'] for r in rs if r['store'] == s]):.0f} / "
                 f"{med([r['acquire_p99_us'] for r in rs if r['store'] == s]):.0f} us"
                 for s in ("memory", "full", "normal"))
+            cpu = "; ".join(
+                f"{c:.0f}" if (c := med([r["daemon_cpu_us_per_pair"] for r in rs
+                                          if r["store"] == s and "daemon_cpu_us_per_pair" in r]))
+                is not None else "-"
+                for s in ("memory", "full", "normal")) + " us"
             loads = [r["load_avg"] for r in rs]
             lines.append(
                 f"| {b} | {clients} | {per['memory']:,.0f} | {per['full']:,.0f} | {ratio['full'] * 100:.0f} % | "
-                f"{per['normal']:,.0f} | {ratio['normal'] * 100:.0f} % | {lat} | "
+                f"{per['normal']:,.0f} | {ratio['normal'] * 100:.0f} % | {lat} | {cpu} | "
                 f"{min(loads):.1f}-{max(loads):.1f} |".replace(",", " "))
     return lines
 
@@ -58,8 +64,10 @@ def section(results):
            "SQLite `synchronous=FULL` (the default) and `NORMAL`, 1, 16 and 64 clients. Every store "
            "(and every binary, when a `before` build is given) runs once per round, interleaved, so "
            "drift in the machine's speed weighs on both sides of a ratio; a ratio is the median of "
-           "the rounds' ratios. Latency: one `Acquire` round trip as the client sees it. The load "
-           "average is the 1-minute figure at the start of each run.", ""]
+           "the rounds' ratios. Latency: one `Acquire` round trip as the client sees it. Daemon CPU: "
+           "the daemon process's user + system time over the run, per pair (clock ticks of 10 ms, "
+           "so read it over runs of a second or more). The load average is the 1-minute figure at "
+           "the start of each run.", ""]
     found = False
     for key, text in DRIVERS:
         path = os.path.join(results, f"daemon-{key}.json")

@@ -61,6 +61,13 @@ def stop(proc, d):
     shutil.rmtree(d, ignore_errors=True)
 
 
+def cpu_us(pid):
+    """CPU time (user + system) of process `pid` so far, in microseconds (clock ticks)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1e6 / os.sysconf("SC_CLK_TCK")
+
+
 def run(sock, clients, pairs, warm):
     barrier = threading.Barrier(clients + 1)
     lat = [[] for _ in range(clients)]
@@ -135,14 +142,19 @@ def main():
                 proc, d, sock = start(binary, store, n)
                 try:
                     load = os.getloadavg()[0]
+                    cpu0 = cpu_us(proc.pid)
                     per_s, lat = run(sock, clients, pairs_for(clients), warm)
+                    # Daemon CPU per pair (the warm-up pairs counted in: a small share).
+                    cpu = (cpu_us(proc.pid) - cpu0) / (clients * (pairs_for(clients) + warm))
                 finally:
                     stop(proc, d)
                 rec = {"binary": "python-client", "store": store, "clients": clients, "round": rnd,
                        "pairs": clients * pairs_for(clients), "pairs_per_s": per_s,
-                       "acquire_p50_us": pct(lat, 0.5), "acquire_p99_us": pct(lat, 0.99), "load_avg": load}
+                       "acquire_p50_us": pct(lat, 0.5), "acquire_p99_us": pct(lat, 0.99),
+                       "daemon_cpu_us_per_pair": cpu, "load_avg": load}
                 print(f"daemon (python client) {store:6} {clients:2} clients: {per_s:7.0} pairs/s, "
-                      f"acquire p50 {rec['acquire_p50_us']} us p99 {rec['acquire_p99_us']} us (load {load:.2f})",
+                      f"acquire p50 {rec['acquire_p50_us']} us p99 {rec['acquire_p99_us']} us, "
+                      f"daemon CPU per pair {cpu:.0f} us (load {load:.2f})",
                       file=sys.stderr)
                 records.append(rec)
 

@@ -114,6 +114,21 @@ fn load_avg() -> f64 {
         .unwrap_or(-1.0)
 }
 
+/// CPU time (user + system) of process `pid` so far, in microseconds (`/proc/PID/stat`, clock
+/// ticks of 10 ms: read over runs of a second or more).
+fn cpu_us(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start at field 3 (state).
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    f.iter().sum::<f64>() * 10_000.0
+}
+
 fn acquire_req(thread: usize, i: usize) -> AcquireRequest {
     AcquireRequest {
         actor_id: format!("agent-{thread}"),
@@ -247,17 +262,24 @@ fn main() {
                     n += 1;
                     let d = Daemon::start(bin, store, n);
                     let load = load_avg();
+                    let pid = d.child.id().to_string();
+                    let (d0, c0) = (cpu_us(&pid), cpu_us("self"));
                     let (per_s, mut lat) = run(&d, clients, pairs_for(clients), warm);
+                    // CPU per measured pair (the warm-up pairs counted in: a small share).
+                    let all = (clients * (pairs_for(clients) + warm)) as f64;
+                    let (d_cpu, c_cpu) = ((cpu_us(&pid) - d0) / all, (cpu_us("self") - c0) / all);
                     lat.sort_unstable();
                     let rec = json!({
                         "binary": label, "store": store, "clients": clients, "round": round,
                         "pairs": clients * pairs_for(clients), "pairs_per_s": per_s,
                         "acquire_p50_us": pct(&lat, 0.50), "acquire_p99_us": pct(&lat, 0.99),
+                        "daemon_cpu_us_per_pair": d_cpu, "client_cpu_us_per_pair": c_cpu,
                         "load_avg": load,
                     });
                     eprintln!(
                         "daemon {label} {store:6} {clients:2} clients: {per_s:7.0} pairs/s, \
-                         acquire p50 {} us p99 {} us (load {load:.2})",
+                         acquire p50 {} us p99 {} us, CPU per pair daemon {d_cpu:.0} us client {c_cpu:.0} us \
+                         (load {load:.2})",
                         pct(&lat, 0.50),
                         pct(&lat, 0.99)
                     );

@@ -1,6 +1,7 @@
 //! One client connection: many request/response pairs in sequence, each request handed to a
-//! blocking thread (the governor may wait for a durable commit there), each wait bounded so a
-//! slow, silent or half-open client only ever holds its own connection.
+//! blocking thread (the governor decides it there), its answer sent once the command is
+//! committed (a durable store's commit is awaited on this task, not on the blocking thread),
+//! each wait bounded so a slow, silent or half-open client only ever holds its own connection.
 //!
 //! The read loop drives the codec itself (rather than through `Framed`) so that the two
 //! timeouts apply to the right stretches (`idle_timeout` while nothing of the next request
@@ -23,7 +24,7 @@ use crate::codec::{FrameCodec, FrameError, MAX_FRAME_PAYLOAD};
 use crate::config::ServeConfig;
 use crate::limits::{BufferHold, ByteBudget, UidSlot};
 use crate::metrics::stats::{Refusal, TransportStats};
-use crate::service::{FrameService, Peer};
+use crate::service::{Answer, FrameService, Peer};
 
 /// The most a connection reads (and reserves) at once.
 const READ_CHUNK: usize = 64 * 1024;
@@ -75,7 +76,9 @@ pub(crate) async fn serve(stream: UnixStream, peer: Peer, slot: UidSlot, shared:
         let service = conn.shared.service.clone();
         let answer = tokio::task::spawn_blocking(move || service.handle(&frame, &peer)).await;
         let answer = match answer {
-            Ok(a) => a,
+            Ok(Answer::Ready(a)) => a,
+            // The blocking thread is free already; this task waits for the commit.
+            Ok(Answer::AfterCommit(after)) => after.await,
             Err(_) => conn
                 .shared
                 .service

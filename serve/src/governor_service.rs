@@ -9,14 +9,14 @@ use std::sync::Arc;
 
 use leasekit::governor::wire::{RequestEnvelope, ResponseEnvelope};
 use leasekit::governor::{
-    Governor, GovernorOptions, IdSource, MemoryStore, Peer as AccessPeer, Policy, SqliteStore,
-    Store, Synchronous,
+    CommitWait, Governor, GovernorOptions, IdSource, MemoryStore, Peer as AccessPeer, Policy,
+    SqliteStore, Store, Synchronous,
 };
 use leasekit::{Clock, ManualClock, SystemClock, Timestamp};
 
 use crate::logging;
 use crate::metrics::stats::{CommandStats, StoreStats};
-use crate::service::{FrameService, Peer};
+use crate::service::{Answer, FrameService, Peer};
 
 /// One debug line per command (name, uid, outcome code), an info line per denial (reason
 /// code), a warning per store error. Codes only: never a payload or an error's text.
@@ -144,21 +144,24 @@ impl GovernorService {
         &self.store_stats
     }
 
-    /// The answer, and the command's name as fit for a log line.
-    fn answer(&self, request: &[u8], peer: &Peer) -> (String, ResponseEnvelope) {
+    /// The answer (with the commit to await before it is sent, if any), the command's name
+    /// as fit for a log line, and the command as sent when it is counted.
+    fn answer(&self, request: &[u8], peer: &Peer) -> Decided {
+        let refused = |env: ResponseEnvelope| Decided {
+            command: "invalid".into(),
+            counted: None,
+            answer: env,
+            commit: None,
+        };
         let Ok(text) = std::str::from_utf8(request) else {
-            return (
-                "invalid".into(),
-                ResponseEnvelope::fail("frame payload is not UTF-8"),
-            );
+            return refused(ResponseEnvelope::fail("frame payload is not UTF-8"));
         };
         let req: RequestEnvelope = match serde_json::from_str(text) {
             Ok(r) => r,
             Err(e) => {
-                return (
-                    "invalid".into(),
-                    ResponseEnvelope::fail(format!("frame payload is not a request envelope: {e}")),
-                );
+                return refused(ResponseEnvelope::fail(format!(
+                    "frame payload is not a request envelope: {e}"
+                )));
             }
         };
         let command = logging::command_name(&req.command).to_string();
@@ -169,11 +172,44 @@ impl GovernorService {
         if req.command == TEST_SET_CLOCK
             && let Some(clock) = &self.manual_clock
         {
-            return (command, set_clock(clock, access, &req.payload_json));
+            return Decided {
+                command,
+                counted: None,
+                answer: set_clock(clock, access, &req.payload_json),
+                commit: None,
+            };
         }
-        let answer = self.gov.handle_as(access, &req.command, &req.payload_json);
-        self.commands.record(&req.command, answer.success);
-        (command, answer)
+        let (answer, commit) = self
+            .gov
+            .handle_as_deferred(access, &req.command, &req.payload_json);
+        Decided {
+            command,
+            counted: Some(req.command),
+            answer,
+            commit,
+        }
+    }
+}
+
+/// A decided request.
+struct Decided {
+    /// The command's name as fit for a log line.
+    command: String,
+    /// The command as sent, counted in the command statistics (`None`: not counted).
+    counted: Option<String>,
+    answer: ResponseEnvelope,
+    /// The commit to await before the answer is sent.
+    commit: Option<CommitWait>,
+}
+
+impl Decided {
+    /// Counts and logs the final answer and encodes it.
+    fn send(self, commands: &CommandStats, uid: u32) -> Vec<u8> {
+        if let Some(c) = &self.counted {
+            commands.record(c, self.answer.success);
+        }
+        log_answer(&self.command, uid, &self.answer);
+        serde_json::to_vec(&self.answer).expect("envelope serializes")
     }
 }
 
@@ -211,10 +247,20 @@ fn set_clock(clock: &ManualClock, peer: AccessPeer, payload: &str) -> ResponseEn
 }
 
 impl FrameService for GovernorService {
-    fn handle(&self, request: &[u8], peer: &Peer) -> Vec<u8> {
-        let (command, answer) = self.answer(request, peer);
-        log_answer(&command, peer.uid, &answer);
-        serde_json::to_vec(&answer).expect("envelope serializes")
+    fn handle(&self, request: &[u8], peer: &Peer) -> Answer {
+        let mut decided = self.answer(request, peer);
+        let uid = peer.uid;
+        let Some(commit) = decided.commit.take() else {
+            return Answer::Ready(decided.send(&self.commands, uid));
+        };
+        // Sent only once committed; a failed commit answers its `store_unavailable` error.
+        let commands = self.commands.clone();
+        Answer::AfterCommit(Box::pin(async move {
+            if let Err(e) = commit.await {
+                decided.answer = ResponseEnvelope::fail(e.message());
+            }
+            decided.send(&commands, uid)
+        }))
     }
 
     fn frame_error(&self, message: &str) -> Vec<u8> {

@@ -27,4 +27,4 @@ pub mod service;
 pub use config::ServeConfig;
 pub use governor_service::{GovernorService, GovernorSpec, StoreKind};
 pub use server::{run, serve_until};
-pub use service::{FrameService, Peer};
+pub use service::{Answer, FrameService, Peer};

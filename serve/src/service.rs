@@ -12,13 +12,31 @@ pub struct Peer {
     pub pid: Option<i32>,
 }
 
+/// The answer to one request.
+pub enum Answer {
+    /// The response frame's payload, to send now.
+    Ready(Vec<u8>),
+    /// The payload, once the command's changes are committed (a durable store's group
+    /// commit): await it on the connection's task, then send it.
+    AfterCommit(std::pin::Pin<Box<dyn std::future::Future<Output = Vec<u8>> + Send>>),
+}
+
+impl std::fmt::Debug for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Answer::Ready(b) => f.debug_tuple("Ready").field(&b.len()).finish(),
+            Answer::AfterCommit(_) => f.write_str("AfterCommit"),
+        }
+    }
+}
+
 /// A request handler behind the socket. Calls come from blocking threads (a call may wait
 /// for a durable commit) and from many connections at once.
 pub trait FrameService: Send + Sync + 'static {
     /// Answers one request: `request` is the payload of one frame (untrusted bytes), the
-    /// result the payload of the response frame. Never panics on bad input: a malformed
-    /// request gets a `success: false` envelope.
-    fn handle(&self, request: &[u8], peer: &Peer) -> Vec<u8>;
+    /// answer the payload of the response frame, now or after the command's commit. Never
+    /// panics on bad input: a malformed request gets a `success: false` envelope.
+    fn handle(&self, request: &[u8], peer: &Peer) -> Answer;
 
     /// The response envelope for a frame that could not be read (bad length, truncated).
     fn frame_error(&self, message: &str) -> Vec<u8>;

@@ -3,6 +3,10 @@
 //! answer; commands that arrive while a commit is in flight (or within the group window)
 //! share the next transaction, each answered only after it.
 //!
+//! A caller that can wait asynchronously (the daemon) takes the answer before the commit and
+//! a [`CommitWait`] to await ([`Governor::handle_as_deferred`], module `deferred`): its thread
+//! is free at once and a committer thread writes the batches nobody is blocked on.
+//!
 //! Failures (SEMANTICS 13.16): when a commit fails (or its outcome is unknown), a command
 //! panics, or the store panics, the engine's image holds changes the store may not: it is
 //! marked broken, every command decided on it and not yet committed answers
@@ -11,8 +15,13 @@
 //! commits as usual). A store that keeps no rows (the plain in-memory store) cannot be
 //! reloaded: its governor then refuses every later command.
 
+mod deferred;
+
+pub use deferred::CommitWait;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -45,14 +54,27 @@ struct CommitState {
     gathering: bool,
     /// A taken batch is being written (its outcome is not known yet).
     in_flight: bool,
-    /// Commands inside [`Governor::run`] (deciding, queued or waiting for their commit).
-    active: u64,
+    /// Commands that entered [`Governor::run`] so far, and those of them that left the
+    /// decision (queued for a batch, or answered without one): the ones in between are
+    /// deciding now, or waiting for the engine to decide.
+    entered: u64,
+    left: u64,
+    /// A gathering leader waits until `left` reaches this: the commands deciding when it
+    /// started gathering are queued (those arriving later go to the next batch).
+    gather_target: u64,
     /// Why the engine's image must be rebuilt from the store before the next command.
     broken: Option<String>,
     /// Commands that failed: ranges of seqs, the waiters still to collect it, the reason.
     failed: Vec<Failed>,
     /// Group-commit figures (`LEASEKIT_COMMIT_TRACE=1`), printed to stderr every 2 s.
     trace: Option<CommitTrace>,
+    /// Deferred commands' wakers, by the last seq of their [`CommitWait`]: woken when a batch
+    /// ends or the image breaks (a poll then checks whether theirs is decided).
+    wakers: Vec<(u64, Waker)>,
+    /// The committer thread of deferred commands: started (once, on the first one)?
+    committer_started: bool,
+    /// The committer thread waits on [`Shared::work`] (a deferred command must wake it).
+    committer_idle: bool,
 }
 
 /// Where the time of group commits goes (`LEASEKIT_COMMIT_TRACE=1`).
@@ -113,9 +135,10 @@ struct Failed {
 }
 
 impl CommitState {
-    /// True when the batch being gathered holds every command under way.
+    /// True when the batch being gathered holds every command that was deciding when its
+    /// leader started gathering.
     fn gathered(&self) -> bool {
-        self.pending_count >= self.active
+        self.left >= self.gather_target
     }
 
     /// Fails commands `lo..=hi` (each waiter collects the failure once).
@@ -155,6 +178,32 @@ impl CommitState {
         if self.broken.is_none() {
             self.broken = Some(why.to_string());
         }
+        self.wake_ready();
+    }
+
+    /// A command left the decision: wakes a gathering leader whose batch is complete.
+    fn leave(&mut self, arrive: &Condvar) {
+        self.left += 1;
+        if self.gathering && self.gathered() {
+            arrive.notify_one();
+        }
+    }
+
+    /// True when command `seq` has its outcome: committed, or failed (not yet collected).
+    fn resolved(&self, seq: u64) -> bool {
+        self.committed >= seq || self.failed.iter().any(|f| (f.lo..=f.hi).contains(&seq))
+    }
+
+    /// Wakes the deferred commands whose last command has its outcome.
+    fn wake_ready(&mut self) {
+        let mut i = 0;
+        while i < self.wakers.len() {
+            if self.resolved(self.wakers[i].0) {
+                self.wakers.swap_remove(i).1.wake();
+            } else {
+                i += 1;
+            }
+        }
     }
 }
 
@@ -167,6 +216,8 @@ struct Shared {
     done: [Condvar; 2],
     /// Wakes a gathering leader when the batch it waits for is complete.
     arrive: Condvar,
+    /// Wakes the idle committer thread: a deferred command is queued.
+    work: Condvar,
     window: Duration,
     group: bool,
     started: i64,
@@ -188,23 +239,28 @@ impl Shared {
     }
 }
 
-/// One command under way, counted in [`CommitState::active`] while it lives.
-struct Active<'a>(&'a Shared);
+/// One command deciding: counted in [`CommitState::entered`] from before the engine lock, and
+/// in [`CommitState::left`] once queued ([`Deciding::queued`]) or, failing that, when dropped.
+struct Deciding<'a>(Option<&'a Shared>);
 
-impl<'a> Active<'a> {
-    fn enter(s: &'a Shared) -> Active<'a> {
-        lock(&s.commit).active += 1;
-        Active(s)
+impl<'a> Deciding<'a> {
+    fn enter(s: &'a Shared) -> Deciding<'a> {
+        lock(&s.commit).entered += 1;
+        Deciding(Some(s))
+    }
+
+    /// The command is queued (the caller holds the commit lock `c`).
+    fn queued(&mut self, c: &mut CommitState) {
+        if let Some(s) = self.0.take() {
+            c.leave(&s.arrive);
+        }
     }
 }
 
-impl Drop for Active<'_> {
+impl Drop for Deciding<'_> {
     fn drop(&mut self) {
-        let s = self.0;
-        let mut c = lock(&s.commit);
-        c.active = c.active.saturating_sub(1);
-        if c.gathering && c.gathered() {
-            s.arrive.notify_one();
+        if let Some(s) = self.0.take() {
+            lock(&s.commit).leave(&s.arrive);
         }
     }
 }
@@ -346,13 +402,19 @@ impl Governor {
                     leader: false,
                     gathering: false,
                     in_flight: false,
-                    active: 0,
+                    entered: 0,
+                    left: 0,
+                    gather_target: 0,
                     broken: None,
                     failed: Vec::new(),
                     trace: CommitTrace::from_env(),
+                    wakers: Vec::new(),
+                    committer_started: false,
+                    committer_idle: false,
                 }),
                 done: [Condvar::new(), Condvar::new()],
                 arrive: Condvar::new(),
+                work: Condvar::new(),
                 window,
                 group,
                 started,
@@ -428,10 +490,15 @@ impl Governor {
             let out = f(e)?;
             Ok((out, e.take_alerts()))
         })?;
-        if let Some(o) = self.inner.observer.get() {
-            for a in &alerts {
-                o.budget_threshold_crossed(a);
-            }
+        if let Some(o) = self.inner.observer.get()
+            && !alerts.is_empty()
+        {
+            let o = o.clone();
+            self.after_commit(move |committed| {
+                for a in alerts.iter().filter(|_| committed) {
+                    o.budget_threshold_crossed(a);
+                }
+            });
         }
         Ok(out)
     }
@@ -455,9 +522,9 @@ impl Governor {
                 },
             );
         }
-        // Counted from before the engine lock until the answer: a gathering leader waits for
-        // the commands it knows are on their way (durable stores only).
-        let _active = s.group.then(|| Active::enter(s));
+        // Counted from before the engine lock until queued: a gathering leader waits for the
+        // commands it knows are deciding (durable stores only).
+        let mut deciding = s.group.then(|| Deciding::enter(s));
         let mut eng = lock(&s.engine);
         self.repair(&mut eng)?;
         let audit_ok = s.store.audit_writable();
@@ -497,7 +564,8 @@ impl Governor {
         }
         // Durable store: the changes stay in the engine until a leader takes them for the next
         // transaction (rows are serialized once per batch, not once per command).
-        let seq = {
+        let mut defer = self.defers();
+        let (seq, spawn) = {
             let mut c = lock(&s.commit);
             if let Some(why) = &c.broken {
                 // A batch failed while this command was deciding on the image that held it:
@@ -506,12 +574,22 @@ impl Governor {
             }
             c.next_seq += 1;
             c.pending_count += 1;
-            if c.gathering && c.gathered() {
-                s.arrive.notify_one();
+            if let Some(d) = &mut deciding {
+                d.queued(&mut c);
             }
-            c.next_seq
+            let spawn = defer && c.kick_committer(&s.work);
+            (c.next_seq, spawn)
         };
         drop(eng);
+        if spawn && !self.spawn_committer() {
+            // No thread for the committer: this command waits (and leads) itself.
+            defer = false;
+        }
+        if defer {
+            // Answered before its commit: the caller awaits the commit (`CommitWait`).
+            self.defer(seq);
+            return out;
+        }
         self.wait_commit(seq)?;
         out
     }
@@ -563,94 +641,7 @@ impl Governor {
                 return Ok(());
             }
             if !c.leader {
-                c.leader = true;
-                let t_gather = Instant::now();
-                if !c.gathered() && !s.window.is_zero() {
-                    // Gather for up to the window, but commit as soon as every command under
-                    // way is queued (one caller alone commits at once; sleeping the window out
-                    // would idle the disk, and cutting at the last batch's size can lock into
-                    // alternating half batches).
-                    let deadline = Instant::now() + s.window;
-                    c.gathering = true;
-                    while !c.gathered() {
-                        let now = Instant::now();
-                        if now >= deadline {
-                            break;
-                        }
-                        c = s
-                            .arrive
-                            .wait_timeout(c, deadline - now)
-                            .map(|(g, _)| g)
-                            .unwrap_or_else(|p| p.into_inner().0);
-                    }
-                    c.gathering = false;
-                }
-                drop(c);
-                // Take the changes of every command so far (engine lock, then commit lock: the
-                // order commands use).
-                let mut eng = lock(&s.engine);
-                c = lock(&s.commit);
-                if c.broken.is_some() || c.taken >= c.next_seq {
-                    // Everything pending failed with the image (or another leader took it).
-                    c.leader = false;
-                    s.wake_all();
-                    continue;
-                }
-                let t_take = Instant::now();
-                let batch = caught("serializing the changes", || Ok(eng.take_changes()));
-                let t_write = Instant::now();
-                let (lo, hi) = (c.taken + 1, c.next_seq);
-                c.taken = hi;
-                c.batches += 1;
-                let number = c.batches;
-                c.pending_count = 0;
-                c.in_flight = true;
-                drop(c);
-                drop(eng);
-                let mut wrote = false;
-                let r = batch.and_then(|b| {
-                    if b.is_empty() {
-                        Ok(())
-                    } else {
-                        wrote = true;
-                        caught("the store's commit", || s.store.commit(b))
-                    }
-                });
-                let t_end = Instant::now();
-                if wrote && let Some(o) = s.observer.get() {
-                    o.store_commit(t_end - t_write, r.is_ok());
-                }
-                c = lock(&s.commit);
-                c.leader = false;
-                c.in_flight = false;
-                if let Some(tr) = &mut c.trace {
-                    tr.add(hi - lo + 1, t_gather, t_take, t_write, t_end);
-                }
-                match r {
-                    Ok(()) => {
-                        c.committed = hi;
-                        // Wake the commands of this batch, and one of the next (its leader).
-                        s.done[(number % 2) as usize].notify_all();
-                        if c.next_seq > c.taken {
-                            s.done[((number + 1) % 2) as usize].notify_one();
-                        }
-                    }
-                    Err(e) => {
-                        // Everything decided since was decided on state that is not stored:
-                        // it all fails, and the image is rebuilt from the store at once (or,
-                        // when that fails, before the next command).
-                        let why = commit_failed(&e);
-                        c.fail(lo, hi, &why);
-                        c.break_image(&why);
-                        s.wake_all();
-                        drop(c);
-                        let mut eng = lock(&s.engine);
-                        let _ = self.repair(&mut eng);
-                        drop(eng);
-                        c = lock(&s.commit);
-                        s.wake_all();
-                    }
-                }
+                c = self.lead(c);
                 continue;
             }
             // The batch this command is in: the one in flight, or the one being gathered.
@@ -663,6 +654,110 @@ impl Governor {
                 .wait(c)
                 .unwrap_or_else(|p| p.into_inner());
         }
+    }
+
+    /// Leads one batch (the caller holds the commit lock and no one else leads): gathers for
+    /// up to the window, takes the changes of every command queued so far, commits them and
+    /// answers their waiters (or fails them all). Called by a waiting command or by the
+    /// committer thread.
+    fn lead<'a>(&'a self, mut c: MutexGuard<'a, CommitState>) -> MutexGuard<'a, CommitState> {
+        let s = &*self.inner;
+        c.leader = true;
+        let t_gather = Instant::now();
+        c.gather_target = c.entered;
+        if !c.gathered() && !s.window.is_zero() {
+            // Gather for up to the window, but commit as soon as every command under
+            // way is queued (one caller alone commits at once; sleeping the window out
+            // would idle the disk, and cutting at the last batch's size can lock into
+            // alternating half batches).
+            let deadline = Instant::now() + s.window;
+            c.gathering = true;
+            while !c.gathered() {
+                let now = Instant::now();
+                if now >= deadline {
+                    break;
+                }
+                c = s
+                    .arrive
+                    .wait_timeout(c, deadline - now)
+                    .map(|(g, _)| g)
+                    .unwrap_or_else(|p| p.into_inner().0);
+            }
+            c.gathering = false;
+        }
+        drop(c);
+        // Take the changes of every command so far (engine lock, then commit lock: the
+        // order commands use).
+        let mut eng = lock(&s.engine);
+        c = lock(&s.commit);
+        if c.broken.is_some() || c.taken >= c.next_seq {
+            // Everything pending failed with the image (or another leader took it).
+            c.leader = false;
+            s.wake_all();
+            c.wake_ready();
+            return c;
+        }
+        let t_take = Instant::now();
+        let batch = caught("serializing the changes", || Ok(eng.take_changes()));
+        let t_write = Instant::now();
+        let (lo, hi) = (c.taken + 1, c.next_seq);
+        c.taken = hi;
+        c.batches += 1;
+        let number = c.batches;
+        c.pending_count = 0;
+        c.in_flight = true;
+        drop(c);
+        drop(eng);
+        let mut wrote = false;
+        let r = batch.and_then(|b| {
+            if b.is_empty() {
+                Ok(())
+            } else {
+                wrote = true;
+                caught("the store's commit", || s.store.commit(b))
+            }
+        });
+        let t_end = Instant::now();
+        if wrote && let Some(o) = s.observer.get() {
+            o.store_commit(t_end - t_write, r.is_ok());
+        }
+        c = lock(&s.commit);
+        c.leader = false;
+        c.in_flight = false;
+        if let Some(tr) = &mut c.trace {
+            tr.add(hi - lo + 1, t_gather, t_take, t_write, t_end);
+        }
+        match r {
+            Ok(()) => {
+                c.committed = hi;
+                // Wake the commands of this batch, and one of the next (its leader).
+                s.done[(number % 2) as usize].notify_all();
+                if c.next_seq > c.taken {
+                    s.done[((number + 1) % 2) as usize].notify_one();
+                }
+            }
+            Err(e) => {
+                // Everything decided since was decided on state that is not stored:
+                // it all fails, and the image is rebuilt from the store at once (or,
+                // when that fails, before the next command).
+                let why = commit_failed(&e);
+                c.fail(lo, hi, &why);
+                c.break_image(&why);
+                s.wake_all();
+                drop(c);
+                let mut eng = lock(&s.engine);
+                let _ = self.repair(&mut eng);
+                drop(eng);
+                c = lock(&s.commit);
+                s.wake_all();
+            }
+        }
+        c.wake_ready();
+        if c.next_seq > c.taken && c.committer_idle {
+            // Deferred commands queued during this commit: the committer leads their batch.
+            s.work.notify_one();
+        }
+        c
     }
 
     /// Runs `f` on the engine as one command, committed like any other (a test tool: fault
@@ -705,10 +800,15 @@ impl Governor {
         let r = check_cents("actualCostCents", req.actual_cost_cents)
             .and_then(|()| self.run(|e| e.release(req)));
         if let Some(o) = self.inner.observer.get() {
-            o.release(match &r {
-                Ok(resp) => resp.classification.as_str(),
-                Err(_) => "error",
-            });
+            match &r {
+                Ok(resp) => {
+                    let (o, outcome) = (o.clone(), resp.classification.as_str());
+                    self.after_commit(move |committed| {
+                        o.release(if committed { outcome } else { "error" })
+                    });
+                }
+                Err(_) => o.release("error"),
+            }
         }
         r
     }
