@@ -114,12 +114,16 @@ const PAIRS_PER_THREAD: usize = 25;
 
 fn sqlite_pairs(b: Bencher, sync: Synchronous, threads: usize) {
     let (g, _path) = sqlite(sync);
+    threaded_pairs(b, &g, threads);
+}
+
+/// `threads` threads share governor `g`, each running 25 pairs per iteration.
+fn threaded_pairs(b: Bencher, g: &Governor, threads: usize) {
     let reqs: Vec<AcquireRequest> = (0..threads).map(request).collect();
     b.counter(divan::counter::ItemsCount::new(threads * PAIRS_PER_THREAD))
         .bench(|| {
             std::thread::scope(|s| {
                 for r in &reqs {
-                    let g = &g;
                     s.spawn(move || {
                         for _ in 0..PAIRS_PER_THREAD {
                             pair(g, r);
@@ -128,6 +132,13 @@ fn sqlite_pairs(b: Bencher, sync: Synchronous, threads: usize) {
                 }
             })
         });
+}
+
+/// Acquire + release pairs on the memory store, threaded as `sqlite_full_pairs` (the peer of
+/// the SQLite rows: the ratio of the two is what durability costs).
+#[divan::bench(args = [1, 16], sample_count = 5, sample_size = 20)]
+fn memory_pairs(b: Bencher, threads: usize) {
+    threaded_pairs(b, &memory(), threads);
 }
 
 /// Acquire + release pairs on SQLite `synchronous=FULL`: `threads` threads share one governor,

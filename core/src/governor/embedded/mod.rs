@@ -54,14 +54,9 @@ struct CommitState {
     gathering: bool,
     /// A taken batch is being written (its outcome is not known yet).
     in_flight: bool,
-    /// Commands that entered [`Governor::run`] so far, and those of them that left the
-    /// decision (queued for a batch, or answered without one): the ones in between are
-    /// deciding now, or waiting for the engine to decide.
-    entered: u64,
-    left: u64,
-    /// A gathering leader waits until `left` reaches this: the commands deciding when it
-    /// started gathering are queued (those arriving later go to the next batch).
-    gather_target: u64,
+    /// Commands under way: inside [`Governor::run`] (deciding, queued or waiting for their
+    /// commit), except deferred ones once queued (their callers are away until the commit).
+    active: u64,
     /// Why the engine's image must be rebuilt from the store before the next command.
     broken: Option<String>,
     /// Commands that failed: ranges of seqs, the waiters still to collect it, the reason.
@@ -135,10 +130,9 @@ struct Failed {
 }
 
 impl CommitState {
-    /// True when the batch being gathered holds every command that was deciding when its
-    /// leader started gathering.
+    /// True when the batch being gathered holds every command under way.
     fn gathered(&self) -> bool {
-        self.left >= self.gather_target
+        self.pending_count >= self.active
     }
 
     /// Fails commands `lo..=hi` (each waiter collects the failure once).
@@ -181,9 +175,10 @@ impl CommitState {
         self.wake_ready();
     }
 
-    /// A command left the decision: wakes a gathering leader whose batch is complete.
+    /// A command left the count of those under way: wakes a gathering leader whose batch is
+    /// complete.
     fn leave(&mut self, arrive: &Condvar) {
-        self.left += 1;
+        self.active = self.active.saturating_sub(1);
         if self.gathering && self.gathered() {
             arrive.notify_one();
         }
@@ -239,25 +234,25 @@ impl Shared {
     }
 }
 
-/// One command deciding: counted in [`CommitState::entered`] from before the engine lock, and
-/// in [`CommitState::left`] once queued ([`Deciding::queued`]) or, failing that, when dropped.
-struct Deciding<'a>(Option<&'a Shared>);
+/// One command under way, counted in [`CommitState::active`] from before the engine lock
+/// until its answer, or, deferred, until it is queued ([`Active::leave`]).
+struct Active<'a>(Option<&'a Shared>);
 
-impl<'a> Deciding<'a> {
-    fn enter(s: &'a Shared) -> Deciding<'a> {
-        lock(&s.commit).entered += 1;
-        Deciding(Some(s))
+impl<'a> Active<'a> {
+    fn enter(s: &'a Shared) -> Active<'a> {
+        lock(&s.commit).active += 1;
+        Active(Some(s))
     }
 
-    /// The command is queued (the caller holds the commit lock `c`).
-    fn queued(&mut self, c: &mut CommitState) {
+    /// Leaves the count now (the caller holds the commit lock `c`).
+    fn leave(&mut self, c: &mut CommitState) {
         if let Some(s) = self.0.take() {
             c.leave(&s.arrive);
         }
     }
 }
 
-impl Drop for Deciding<'_> {
+impl Drop for Active<'_> {
     fn drop(&mut self) {
         if let Some(s) = self.0.take() {
             lock(&s.commit).leave(&s.arrive);
@@ -402,9 +397,7 @@ impl Governor {
                     leader: false,
                     gathering: false,
                     in_flight: false,
-                    entered: 0,
-                    left: 0,
-                    gather_target: 0,
+                    active: 0,
                     broken: None,
                     failed: Vec::new(),
                     trace: CommitTrace::from_env(),
@@ -522,9 +515,10 @@ impl Governor {
                 },
             );
         }
-        // Counted from before the engine lock until queued: a gathering leader waits for the
-        // commands it knows are deciding (durable stores only).
-        let mut deciding = s.group.then(|| Deciding::enter(s));
+        // Counted from before the engine lock until the answer: a gathering leader waits for
+        // the commands it knows are on their way (durable stores only). A deferred command
+        // leaves the count once queued: its caller is away until the commit.
+        let mut active = s.group.then(|| Active::enter(s));
         let mut eng = lock(&s.engine);
         self.repair(&mut eng)?;
         let audit_ok = s.store.audit_writable();
@@ -574,8 +568,11 @@ impl Governor {
             }
             c.next_seq += 1;
             c.pending_count += 1;
-            if let Some(d) = &mut deciding {
-                d.queued(&mut c);
+            if defer && let Some(a) = &mut active {
+                a.leave(&mut c);
+            }
+            if c.gathering && c.gathered() {
+                s.arrive.notify_one();
             }
             let spawn = defer && c.kick_committer(&s.work);
             (c.next_seq, spawn)
@@ -664,7 +661,6 @@ impl Governor {
         let s = &*self.inner;
         c.leader = true;
         let t_gather = Instant::now();
-        c.gather_target = c.entered;
         if !c.gathered() && !s.window.is_zero() {
             // Gather for up to the window, but commit as soon as every command under
             // way is queued (one caller alone commits at once; sleeping the window out
