@@ -79,24 +79,51 @@ fn live_leases_in_file(path: &std::path::Path) -> u64 {
 #[test]
 fn the_answer_waits_for_its_commit() {
     let (gov, faulty, _path) = faulty();
+    // A first command finds nobody leading: it leads its batch on its own thread, whose
+    // commit stalls.
     faulty.inject_next(StoreOp::Commit, Fault::Stall(Duration::from_millis(300)));
+    let commits = faulty.calls(StoreOp::Commit);
+    let first = {
+        let gov = gov.clone();
+        std::thread::spawn(move || {
+            let (answer, wait) = acquire(&gov, "k0");
+            if let Some(w) = wait {
+                w.wait().unwrap();
+            }
+            answer
+        })
+    };
     let t0 = Instant::now();
+    while faulty.calls(StoreOp::Commit) == commits {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the first commit never started"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // A second one, while that commit is in flight: decided at once, its thread not held.
+    let t1 = Instant::now();
     let (answer, wait) = acquire(&gov, "k1");
-    // Decided at once: the caller's thread is not held for the commit.
     assert!(
-        t0.elapsed() < Duration::from_millis(250),
+        t1.elapsed() < Duration::from_millis(200),
         "{:?}",
-        t0.elapsed()
+        t1.elapsed()
     );
     assert!(payload(&answer)["granted"].as_bool().unwrap());
     let mut wait = wait.expect("a durable store's command has a commit to await");
     let mut cx = Context::from_waker(Waker::noop());
     assert!(
         std::pin::Pin::new(&mut wait).poll(&mut cx).is_pending(),
-        "the commit is still stalled"
+        "the batch before it is still stalled"
     );
     wait.wait().expect("committed");
-    assert!(t0.elapsed() >= Duration::from_millis(300));
+    // Its commit came after the stalled one.
+    assert!(
+        t0.elapsed() >= Duration::from_millis(290),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert!(first.join().unwrap().success);
 }
 
 #[test]

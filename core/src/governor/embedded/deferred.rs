@@ -9,10 +9,12 @@
 //! caller sends the answer only after that: SEMANTICS 13.11 holds as before (an answer is
 //! sent only after its commit), and a failed commit replaces the answer with the error.
 //!
-//! Nobody is blocked on a deferred command, so a committer thread (started with the first
-//! one, exiting once the governor is dropped) leads the batches: it gathers, takes the
-//! changes and commits exactly as a waiting command would ([`Governor::lead`]). Blocking
-//! callers still lead their own batches; one leader at a time.
+//! Nobody is blocked on a deferred command. A deferred command that finds no leader leads the
+//! batch holding it on its own thread (a lone caller costs no hand-off); the commands queued
+//! while a batch is written are led by a committer thread (started with the first deferred
+//! command, exiting once the governor is dropped), which gathers, takes the changes and
+//! commits exactly as a waiting command would ([`Governor::lead`]). Blocking callers still
+//! lead their own batches; one leader at a time.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -76,13 +78,13 @@ impl Drop for Scope {
 
 impl CommitState {
     /// A deferred command was queued: true when the committer thread must be started (the
-    /// caller starts it); wakes it when it idles.
-    pub(super) fn kick_committer(&mut self, work: &Condvar) -> bool {
+    /// caller starts it); wakes it when it idles, unless the caller leads the batch itself.
+    pub(super) fn kick_committer(&mut self, work: &Condvar, leading: bool) -> bool {
         if !self.committer_started {
             self.committer_started = true;
             return true;
         }
-        if self.committer_idle {
+        if self.committer_idle && !leading {
             work.notify_one();
         }
         false

@@ -559,7 +559,7 @@ impl Governor {
         // Durable store: the changes stay in the engine until a leader takes them for the next
         // transaction (rows are serialized once per batch, not once per command).
         let mut defer = self.defers();
-        let (seq, spawn) = {
+        let (seq, spawn, lead_now) = {
             let mut c = lock(&s.commit);
             if let Some(why) = &c.broken {
                 // A batch failed while this command was deciding on the image that held it:
@@ -574,8 +574,12 @@ impl Governor {
             if c.gathering && c.gathered() {
                 s.arrive.notify_one();
             }
-            let spawn = defer && c.kick_committer(&s.work);
-            (c.next_seq, spawn)
+            // Deferred with nobody leading: this thread leads the batch holding its command
+            // (a lone caller then costs no hand-off); commands queued meanwhile go to the
+            // committer thread.
+            let lead_now = defer && !c.leader;
+            let spawn = defer && c.kick_committer(&s.work, lead_now);
+            (c.next_seq, spawn, lead_now)
         };
         drop(eng);
         if spawn && !self.spawn_committer() {
@@ -583,6 +587,12 @@ impl Governor {
             defer = false;
         }
         if defer {
+            if lead_now {
+                let c = lock(&s.commit);
+                if !c.leader {
+                    drop(self.lead(c));
+                }
+            }
             // Answered before its commit: the caller awaits the commit (`CommitWait`).
             self.defer(seq);
             return out;
