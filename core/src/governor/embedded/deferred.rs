@@ -157,15 +157,18 @@ impl Governor {
     /// committed already).
     pub(super) fn after_commit(&self, f: impl FnOnce(bool) + Send + 'static) {
         let me = self.owner();
-        let f: Box<dyn FnOnce(bool) + Send> = Box::new(f);
-        let left = DEFERRED.with(|t| match t.borrow_mut().as_mut() {
-            Some(d) if d.owner == me && !d.seqs.is_empty() => {
-                d.after.push(f);
-                None
+        let mut f = Some(f);
+        DEFERRED.with(|t| {
+            if let Some(d) = t.borrow_mut().as_mut()
+                && d.owner == me
+                && !d.seqs.is_empty()
+                && let Some(f) = f.take()
+            {
+                // Boxed only when it must wait: the answer-at-once path allocates nothing.
+                d.after.push(Box::new(f));
             }
-            _ => Some(f),
         });
-        if let Some(f) = left {
+        if let Some(f) = f {
             f(true);
         }
     }

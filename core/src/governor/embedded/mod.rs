@@ -568,11 +568,14 @@ impl Governor {
             }
             c.next_seq += 1;
             c.pending_count += 1;
-            if defer && let Some(a) = &mut active {
-                a.leave(&mut c);
-            }
-            if c.gathering && c.gathered() {
-                s.arrive.notify_one();
+            match active.as_mut().filter(|_| defer) {
+                // Leaving wakes a gathering leader whose batch is now complete.
+                Some(a) => a.leave(&mut c),
+                None => {
+                    if c.gathering && c.gathered() {
+                        s.arrive.notify_one();
+                    }
+                }
             }
             // Deferred with nobody leading: this thread leads the batch holding its command
             // (a lone caller then costs no hand-off); commands queued meanwhile go to the
