@@ -23,6 +23,16 @@ def med(v):
     return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
 
 
+def num(v):
+    """A figure with thousands separated (replaced by spaces below), or "-" when not run."""
+    return "-" if v is None else f"{v:,.0f}"
+
+
+def pct(v):
+    """A ratio in per cent, or "-" when either side was not run."""
+    return "-" if v is None else f"{v * 100:.0f} %"
+
+
 def table(doc):
     recs = doc["records"]
     rounds = doc["rounds"]
@@ -40,8 +50,8 @@ def table(doc):
                              for k in range(rounds) if (s, k) in by and ("memory", k) in by])
                      for s in ("full", "normal")}
             lat = "; ".join(
-                f"{med([r['acquire_p50_us'] for r in rs if r['store'] == s]):.0f} / "
-                f"{med([r['acquire_p99_us'] for r in rs if r['store'] == s]):.0f} us"
+                f"{num(med([r['acquire_p50_us'] for r in rs if r['store'] == s]))} / "
+                f"{num(med([r['acquire_p99_us'] for r in rs if r['store'] == s]))} us"
                 for s in ("memory", "full", "normal"))
             cpu = "; ".join(
                 f"{c:.0f}" if (c := med([r["daemon_cpu_us_per_pair"] for r in rs
@@ -50,8 +60,8 @@ def table(doc):
                 for s in ("memory", "full", "normal")) + " us"
             loads = [r["load_avg"] for r in rs]
             lines.append(
-                f"| {b} | {clients} | {per['memory']:,.0f} | {per['full']:,.0f} | {ratio['full'] * 100:.0f} % | "
-                f"{per['normal']:,.0f} | {ratio['normal'] * 100:.0f} % | {lat} | {cpu} | "
+                f"| {b} | {clients} | {num(per['memory'])} | {num(per['full'])} | {pct(ratio['full'])} | "
+                f"{num(per['normal'])} | {pct(ratio['normal'])} | {lat} | {cpu} | "
                 f"{min(loads):.1f}-{max(loads):.1f} |".replace(",", " "))
     return lines
 

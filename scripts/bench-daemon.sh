@@ -10,7 +10,8 @@
 #   BENCH_BEFORE=PATH       also run this `leasekit` binary (labelled "before") in the same rounds
 #   BENCH_DAEMON_PAIRS=N    pairs per run in all clients (default 4 000; longer runs for profiling)
 #   BENCH_DAEMON_STORES=L   a subset of memory,full,normal (ratios need memory)
-#   BENCH_DAEMON_PYTHON=0   skip the Python client
+#   BENCH_DAEMON_PYTHON=0   skip the Python client (its binding is rebuilt only when core/,
+#                           bindings-python/ or the Cargo files changed since its last install)
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -34,8 +35,16 @@ timeout "$limit" target/release/examples/bench-daemon "${quick[@]}" --rounds "$r
 
 if [ "${BENCH_DAEMON_PYTHON:-1}" != 0 ]; then
   venv="$root/target/bench-venv"   # never the test venv (target/py-venv)
-  if { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
-     "$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings-python; then
+  # The binding is rebuilt only when a source it is built from changed since its last install.
+  stamp="$venv/.leasekit-installed"
+  fresh=""
+  [ -f "$stamp" ] && [ -x "$venv/bin/python" ] &&
+    [ -z "$(find core bindings-python Cargo.toml Cargo.lock -newer "$stamp" -not -path '*/__pycache__/*' -print -quit)" ] &&
+    fresh=1
+  if [ -n "$fresh" ] ||
+     { { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
+       "$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings-python && touch "$stamp"; }; then
+    [ -n "$fresh" ] && echo "bench-daemon: the Python binding in $venv is current; not rebuilt"
     echo "=== bench: daemon series, Python client (load $(cut -d' ' -f1-3 /proc/loadavg))"
     timeout "$limit" "$venv/bin/python" bench/python/daemon.py "${quick[@]}" --rounds "$rounds" \
       "$root/target/release/leasekit" "$out/daemon-python.json" ||
