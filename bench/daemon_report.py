@@ -54,9 +54,8 @@ def table(doc):
                 f"{num(med([r['acquire_p99_us'] for r in rs if r['store'] == s]))} us"
                 for s in ("memory", "full", "normal"))
             cpu = "; ".join(
-                f"{c:.0f}" if (c := med([r["daemon_cpu_us_per_pair"] for r in rs
-                                          if r["store"] == s and "daemon_cpu_us_per_pair" in r]))
-                is not None else "-"
+                num(med([r["daemon_cpu_us_per_pair"] for r in rs
+                         if r["store"] == s and "daemon_cpu_us_per_pair" in r]))
                 for s in ("memory", "full", "normal")) + " us"
             loads = [r["load_avg"] for r in rs]
             lines.append(

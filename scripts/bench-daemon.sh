@@ -35,16 +35,20 @@ timeout "$limit" target/release/examples/bench-daemon "${quick[@]}" --rounds "$r
 
 if [ "${BENCH_DAEMON_PYTHON:-1}" != 0 ]; then
   venv="$root/target/bench-venv"   # never the test venv (target/py-venv)
-  # The binding is rebuilt only when a source it is built from changed since its last install.
+  # The binding is rebuilt only when a source it is built from changed since its last install
+  # (the stamp is taken before the build, so an edit made during it still counts as newer).
   stamp="$venv/.leasekit-installed"
-  fresh=""
-  [ -f "$stamp" ] && [ -x "$venv/bin/python" ] &&
-    [ -z "$(find core bindings-python Cargo.toml Cargo.lock -newer "$stamp" -not -path '*/__pycache__/*' -print -quit)" ] &&
-    fresh=1
-  if [ -n "$fresh" ] ||
-     { { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
-       "$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings-python && touch "$stamp"; }; then
-    [ -n "$fresh" ] && echo "bench-daemon: the Python binding in $venv is current; not rebuilt"
+  ready=""
+  if [ -f "$stamp" ] && [ -x "$venv/bin/python" ] &&
+     [ -z "$(find core bindings-python Cargo.toml Cargo.lock -newer "$stamp" -not -path '*/__pycache__/*' -print -quit)" ]; then
+    echo "bench-daemon: the Python binding in $venv is current; not rebuilt"
+    ready=1
+  elif { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } && touch "$stamp.new" &&
+       "$venv/bin/pip" install -q --force-reinstall --no-deps ./bindings-python &&
+       mv "$stamp.new" "$stamp"; then
+    ready=1
+  fi
+  if [ -n "$ready" ]; then
     echo "=== bench: daemon series, Python client (load $(cut -d' ' -f1-3 /proc/loadavg))"
     timeout "$limit" "$venv/bin/python" bench/python/daemon.py "${quick[@]}" --rounds "$rounds" \
       "$root/target/release/leasekit" "$out/daemon-python.json" ||
