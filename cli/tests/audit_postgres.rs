@@ -87,9 +87,8 @@ fn a_deleted_last_row_fails_and_export_writes_a_chain_that_verifies() {
         assert!(r.granted);
     }
     // Export while the governor holds its connection: a read-only snapshot beside it.
-    let dir = std::env::temp_dir().join(format!("lk-pgexp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("chain.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("chain.jsonl");
     Command::cargo_bin("leasekit")
         .unwrap()
         .args(["audit", "export", "--store", &url, file.to_str().unwrap()])
@@ -118,5 +117,4 @@ fn a_deleted_last_row_fails_and_export_writes_a_chain_that_verifies() {
     // So does the governor's own VerifyAudit.
     let v = g.verify_audit().unwrap();
     assert_eq!((v.ok, v.first_bad_line), (false, Some(4)), "{v:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

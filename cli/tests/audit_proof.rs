@@ -11,9 +11,7 @@ use leasekit::governor::{Governor, GovernorOptions, Policy};
 use predicates::prelude::*;
 
 fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("leasekit-cli-proof-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch(name)
 }
 
 fn audit_lines() -> Vec<String> {

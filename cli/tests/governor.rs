@@ -10,9 +10,7 @@ use predicates::prelude::*;
 const REVIEWER: &str = "examples/agentfiles/code-reviewer/Agentfile";
 
 fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("leasekit-cli-gov-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch(name)
 }
 
 #[test]

@@ -123,9 +123,8 @@ fn stdin_and_missing_file() {
 
 #[test]
 fn lease_warnings_for_the_derived_lease() {
-    let dir = std::env::temp_dir().join(format!("leasekit-inspect-lint-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("Agentfile");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Agentfile");
     std::fs::write(
         &path,
         "AGENT lint-demo\nAUDIT basic\nURL https://*.example.com\nMOUNT /data/../etc ro\nALLOW invoke web:fetch\n",
@@ -155,5 +154,4 @@ fn lease_warnings_for_the_derived_lease() {
     );
     let clean = json_of(leasekit().args(["inspect", "--format", "json", VAULT]));
     assert_eq!(clean["lease_warnings"], serde_json::json!([]));
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -23,9 +23,8 @@ fn lockfile_is_deterministic_and_written_with_o() {
     let first = leasekit().args(["lock", TRIAGER]).output().unwrap();
     let second = leasekit().args(["lock", TRIAGER]).output().unwrap();
     assert_eq!(first.stdout, second.stdout);
-    let dir = std::env::temp_dir().join(format!("leasekit-cli-lock-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join("agentrc.lock");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("agentrc.lock");
     leasekit()
         .args(["lock", TRIAGER, "-o"])
         .arg(&out)
@@ -33,7 +32,6 @@ fn lockfile_is_deterministic_and_written_with_o() {
         .code(0)
         .stdout(predicate::str::starts_with("wrote "));
     assert_eq!(std::fs::read(&out).unwrap(), first.stdout);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -11,6 +11,7 @@
 mod governor_ops;
 #[cfg(feature = "postgres")]
 mod pg;
+mod scratch;
 
 use leasekit::agentfile::check_agentfile;
 use leasekit::*;

@@ -3,6 +3,8 @@
 //! with `store_unavailable` (SEMANTICS 13.11, 13.16). Real SQLite files, faults injected by
 //! `FaultyStore`.
 
+mod scratch;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Waker};
@@ -17,8 +19,7 @@ use serde_json::{Value, json};
 static DB: AtomicU64 = AtomicU64::new(0);
 
 fn temp_db() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("leasekit-deferred-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::dir();
     dir.join(format!("{}.db", DB.fetch_add(1, Ordering::Relaxed)))
 }
 

@@ -5,6 +5,8 @@
 //! equal what the store committed, `VerifyAudit` must pass and match the store's lines, and no
 //! more leases may be live than `maxInFlight` allows, before and after a reopen.
 
+mod scratch;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -42,8 +44,7 @@ fn advance(c: &ManualClock, ms: i64) {
 static DB: AtomicU64 = AtomicU64::new(0);
 
 fn temp_db() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("leasekit-failures-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::dir();
     dir.join(format!("{}.db", DB.fetch_add(1, Ordering::Relaxed)))
 }
 
@@ -496,4 +497,47 @@ fn a_failed_grouped_commit_fails_every_command_of_the_group() {
     }
     gov.with_engine(|e| assert_eq!(live(e), 1 + CALLERS as u64));
     assert_eq!(gov.verify_audit().unwrap().records, 1 + CALLERS as u64);
+}
+
+/// This binary run twice with the same process id (a new pid namespace per run hands out the
+/// same ids, as CI containers do): the second run's stores start empty. Its SQLite files once
+/// lived in a directory named after the pid, and the second run opened the first run's stores.
+/// Needs `unshare` and root; skipped (with a note) without them.
+#[test]
+fn a_second_run_with_the_same_pid_starts_from_empty_stores() {
+    const CHILD: &str = "LEASEKIT_FAILURES_SAME_PID_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let run = || {
+        std::process::Command::new("unshare")
+            .args(["--pid", "--fork"])
+            .arg(&exe)
+            .args([
+                "a_crash_between_commits_loses_nothing_answered_on_sqlite",
+                "a_command_that_panics_changes_nothing_on_sqlite",
+                "--test-threads=1",
+            ])
+            .env(CHILD, "1")
+            .output()
+    };
+    match run() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) if String::from_utf8_lossy(&o.stderr).contains("unshare") => {
+            eprintln!("skipped: no pid namespace here");
+            return;
+        }
+        Ok(o) => panic!("first run: {}", String::from_utf8_lossy(&o.stdout)),
+        Err(e) => {
+            eprintln!("skipped: unshare: {e}");
+            return;
+        }
+    }
+    let o = run().unwrap();
+    assert!(
+        o.status.success(),
+        "second run with the same pid: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }

@@ -204,10 +204,8 @@ fn ids_holding_the_old_separator_are_distinct_idempotency_scopes() {
 
 #[test]
 fn another_uids_key_and_request_never_replay_a_grant_on_sqlite() {
-    let dir = std::env::temp_dir().join(format!("lk-identity-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("gov.db");
-    let _ = std::fs::remove_file(&path);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gov.db");
     let open = || {
         Governor::new(
             Policy::from_value(policy()).unwrap(),
@@ -235,7 +233,6 @@ fn another_uids_key_and_request_never_replay_a_grant_on_sqlite() {
         a["leaseId"]
     );
     assert_eq!(call(&g, MALLORY, "Acquire", req)["leaseId"], m["leaseId"]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -299,8 +299,8 @@ fn out_of_range_and_broken_chains_are_not_signed() {
 fn jsonl_files_and_directories() {
     let (g, _) = governor();
     let c = chain(&g);
-    let dir = std::env::temp_dir().join(format!("leasekit-proof-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let file = dir.join("a.jsonl");
     std::fs::write(&file, c[..4].join("\n") + "\n").unwrap();
     std::fs::write(dir.join("b.jsonl"), c[4..].join("\n")).unwrap();
@@ -321,7 +321,6 @@ fn jsonl_files_and_directories() {
         export_proof_from_jsonl(&file, 3, 7, None).is_err(),
         "file has 4 lines"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

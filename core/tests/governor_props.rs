@@ -3,6 +3,8 @@
 //! every audit chain verifies, a restart at any step yields the same state); malformed
 //! input never panics and never changes state.
 
+mod scratch;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -17,8 +19,7 @@ use serde_json::{Value, json};
 fn temp_db() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!("leasekit-props-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::dir();
     dir.join(format!("p{}.db", N.fetch_add(1, Ordering::Relaxed)))
 }
 

@@ -11,6 +11,7 @@
 
 #[cfg(feature = "postgres")]
 mod pg;
+mod scratch;
 mod sim;
 
 use sim::cmds::commands;

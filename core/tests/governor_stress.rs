@@ -3,6 +3,8 @@
 //! while serving commands on a SQLite store loses no answered grant and counts nothing twice.
 //! `LEASEKIT_CRASH_REPS` sets the crash repetitions (default 50; `make soak` runs 500).
 
+mod scratch;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -20,8 +22,7 @@ use serde_json::json;
 fn temp_db(tag: &str) -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!("leasekit-stress-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::dir();
     dir.join(format!("{tag}{}.db", N.fetch_add(1, Ordering::Relaxed)))
 }
 

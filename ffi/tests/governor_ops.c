@@ -78,6 +78,8 @@ static LkStatus op_governor(const cJSON *in, cJSON **result) {
     snprintf(path, sizeof path, "%s/leasekit-c-gov-%ld-%lu.db", tmp && *tmp ? tmp : "/tmp", (long)getpid(),
              counter++);
     const char *store = sqlite ? path : "memory";
+    /* A run killed half-way, or an earlier process with the same pid, may have left files. */
+    if (sqlite) remove_db(path);
     LkGovernor *gov = NULL;
     const char *start = str_of(in, "start");
     LkStatus st = governor_open_at(in, store, start ? start : "", &gov);

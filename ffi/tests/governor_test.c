@@ -135,9 +135,21 @@ static void test_manual_clock(void) {
     lk_governor_free(system);
 }
 
+/* Removes a SQLite store's files (the database, its WAL and shared memory). */
+static void remove_db(const char *path) {
+    static const char *const suffixes[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char name[320];
+        snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
+        remove(name);
+    }
+}
+
 static void test_sqlite_restart(void) {
     char path[256];
     snprintf(path, sizeof path, "/tmp/leasekit-c-govtest-%ld.db", (long)getpid());
+    /* An earlier process with the same pid (pid namespaces reuse them) may have left files. */
+    remove_db(path);
     char store[300];
     snprintf(store, sizeof store, "sqlite:%s", path);
     LkGovernor *g = NULL;
@@ -158,12 +170,7 @@ static void test_sqlite_restart(void) {
     CHECK(lk_governor_verify_audit(g, NULL, &out) == LK_OK);
     CHECK(takes(out, "\"ok\":true"));
     lk_governor_free(g);
-    static const char *const suffixes[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        char name[320];
-        snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
-        remove(name);
-    }
+    remove_db(path);
 }
 
 /* Whether `len` bytes at `hay` contain the string `needle` (memmem is not C11). */

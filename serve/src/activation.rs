@@ -190,8 +190,8 @@ mod tests {
 
     #[test]
     fn only_a_listening_unix_stream_socket_passes() {
-        let dir = std::env::temp_dir().join(format!("lk-act-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let l = UnixListener::bind(dir.join("l.sock")).unwrap();
         assert_eq!(describe(l.as_raw_fd()), "a listening Unix stream socket");
         let d = UnixDatagram::bind(dir.join("d.sock")).unwrap();
@@ -205,6 +205,5 @@ mod tests {
             describe(s.as_raw_fd()),
             "a Unix stream socket that is not listening"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -27,3 +27,15 @@ pub fn json_of(cmd: &mut Command) -> serde_json::Value {
         )
     })
 }
+
+/// `name` in this test binary's scratch directory: unique to the run (a random name from
+/// `tempfile`), never a directory an earlier process with the same pid left behind.
+pub fn scratch(name: &str) -> PathBuf {
+    static DIR: std::sync::LazyLock<tempfile::TempDir> = std::sync::LazyLock::new(|| {
+        tempfile::Builder::new()
+            .prefix(&format!("leasekit-{}-", env!("CARGO_CRATE_NAME")))
+            .tempdir()
+            .expect("create a scratch directory")
+    });
+    DIR.path().join(name)
+}

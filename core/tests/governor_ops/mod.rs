@@ -60,8 +60,7 @@ fn postgres_store(_url: &str, _fresh: bool) -> Result<Arc<dyn Store>, String> {
 
 /// A fresh SQLite path under the target directory's temp area.
 pub fn temp_db(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leasekit-gov-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = crate::scratch::dir();
     dir.join(format!("{tag}-{}.db", N.fetch_add(1, Ordering::Relaxed)))
 }
 

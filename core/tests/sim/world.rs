@@ -218,8 +218,7 @@ pub struct World {
 fn temp_path(seed: u64) -> PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!("leasekit-sim-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = crate::scratch::dir();
     dir.join(format!("s{seed}-{}.db", N.fetch_add(1, Ordering::Relaxed)))
 }
 
