@@ -5,6 +5,9 @@ NORMAL, 1 / 16 / 64 client threads (one client, hence one connection, each), p50
 average is recorded with each run.
 
 Usage: python daemon.py [--quick] [--rounds N] [--clients 1,16,64] LEASEKIT_BINARY OUT_JSON
+
+Environment (as the Rust driver's): `BENCH_DAEMON_PAIRS=N` pairs per run in all (default 3 000),
+`BENCH_DAEMON_STORES=full,memory` a subset of the stores (the others are reported as not run).
 """
 
 import json
@@ -20,6 +23,15 @@ import time
 import leasekit
 
 STORES = ("memory", "full", "normal")
+
+
+def stores_from_env():
+    """The stores to run: `BENCH_DAEMON_STORES` (comma-separated) or all of them."""
+    wanted = [s.strip() for s in os.environ.get("BENCH_DAEMON_STORES", "").split(",") if s.strip()]
+    unknown = [s for s in wanted if s not in STORES]
+    if unknown:
+        sys.exit(f"BENCH_DAEMON_STORES: unknown store {unknown[0]!r} (known: {', '.join(STORES)})")
+    return [s for s in STORES if s in wanted] or list(STORES)
 
 
 def start(binary, store, n):
@@ -128,7 +140,8 @@ def main():
     binary, out = argv
     if quick:
         rounds = min(rounds, 1)
-    total = 300 if quick else 3000
+    total = int(os.environ.get("BENCH_DAEMON_PAIRS", "0") or 0) or (300 if quick else 3000)
+    stores = stores_from_env()
 
     def pairs_for(c):
         return max(5 if quick else 40, min(total // c, 1500))
@@ -137,7 +150,7 @@ def main():
     records, n = [], 0
     for rnd in range(rounds):
         for clients in clients_list:
-            for store in STORES:
+            for store in stores:
                 n += 1
                 proc, d, sock = start(binary, store, n)
                 try:
@@ -162,14 +175,22 @@ def main():
         v = sorted(v)
         return v[len(v) // 2]
 
+    def cell(v, width):
+        return f"{'-':>{width}}" if v is None else f"{v:{width}.0f}"
+
+    def pct_cell(v):
+        return "(   - )" if v is None else f"({v * 100:4.0f} %)"
+
     summary = []
     print("python client  clients  memory pairs/s  full pairs/s (ratio)  normal pairs/s (ratio)")
     for clients in clients_list:
         by = {(r["store"], r["round"]): r["pairs_per_s"] for r in records if r["clients"] == clients}
-        per = {s: med([by[(s, r)] for r in range(rounds)]) for s in STORES}
-        ratio = {s: med([by[(s, r)] / by[("memory", r)] for r in range(rounds)]) for s in ("full", "normal")}
-        print(f"{'':13} {clients:8}  {per['memory']:14.0f}  {per['full']:12.0f} ({ratio['full'] * 100:4.0f} %)"
-              f"  {per['normal']:14.0f} ({ratio['normal'] * 100:4.0f} %)")
+        # A store left out by BENCH_DAEMON_STORES: None (the report prints "-").
+        per = {s: med([by[(s, r)] for r in range(rounds)]) if s in stores else None for s in STORES}
+        ratio = {s: med([by[(s, r)] / by[("memory", r)] for r in range(rounds)])
+                 if s in stores and "memory" in stores else None for s in ("full", "normal")}
+        print(f"{'':13} {clients:8}  {cell(per['memory'], 14)}  {cell(per['full'], 12)} {pct_cell(ratio['full'])}"
+              f"  {cell(per['normal'], 14)} {pct_cell(ratio['normal'])}")
         summary.append({"binary": "python-client", "clients": clients, "memory": per["memory"],
                         "full": per["full"], "normal": per["normal"], "full_ratio": ratio["full"],
                         "normal_ratio": ratio["normal"]})

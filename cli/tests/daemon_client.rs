@@ -248,4 +248,5 @@ fn call_json_refuses_a_bad_payload_even_when_the_daemon_is_unreachable() {
         grant["leaseId"].as_str().unwrap().starts_with("local-"),
         "{grant}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }

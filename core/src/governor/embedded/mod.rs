@@ -16,6 +16,7 @@
 //! reloaded: its governor then refuses every later command.
 
 mod deferred;
+mod trace;
 
 pub use deferred::CommitWait;
 
@@ -23,6 +24,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::task::Waker;
 use std::time::{Duration, Instant};
+
+use trace::{CommitTrace, sched_times};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -70,56 +73,6 @@ struct CommitState {
     committer_started: bool,
     /// The committer thread waits on [`Shared::work`] (a deferred command must wake it).
     committer_idle: bool,
-}
-
-/// Where the time of group commits goes (`LEASEKIT_COMMIT_TRACE=1`).
-struct CommitTrace {
-    since: Instant,
-    batches: u64,
-    commands: u64,
-    gather: Duration,
-    take: Duration,
-    write: Duration,
-}
-
-impl CommitTrace {
-    fn from_env() -> Option<CommitTrace> {
-        std::env::var_os("LEASEKIT_COMMIT_TRACE").map(|_| CommitTrace::fresh())
-    }
-
-    /// Empty counters from now.
-    fn fresh() -> CommitTrace {
-        CommitTrace {
-            since: Instant::now(),
-            batches: 0,
-            commands: 0,
-            gather: Duration::ZERO,
-            take: Duration::ZERO,
-            write: Duration::ZERO,
-        }
-    }
-
-    fn add(&mut self, commands: u64, gather: Instant, take: Instant, write: Instant, end: Instant) {
-        self.batches += 1;
-        self.commands += commands;
-        self.gather += take - gather;
-        self.take += write - take;
-        self.write += end - write;
-        if self.since.elapsed() >= Duration::from_secs(2) {
-            let n = self.batches.max(1) as f64;
-            let us = |d: Duration| d.as_secs_f64() * 1e6 / n;
-            eprintln!(
-                "group commit: {} batches, {:.1} commands/batch; per batch: gather {:.0} us, \
-                 take changes {:.0} us, store commit {:.0} us",
-                self.batches,
-                self.commands as f64 / n,
-                us(self.gather),
-                us(self.take),
-                us(self.write)
-            );
-            *self = CommitTrace::fresh();
-        }
-    }
 }
 
 struct Failed {
@@ -215,6 +168,8 @@ struct Shared {
     work: Condvar,
     window: Duration,
     group: bool,
+    /// `LEASEKIT_COMMIT_TRACE` is set: leaders read their scheduler figures around commits.
+    trace_sched: bool,
     started: i64,
     /// Rebuilds the engine's image from what the store holds (no sweep, no changes).
     reload: Box<dyn Fn() -> crate::Result<Engine> + Send + Sync>,
@@ -410,6 +365,7 @@ impl Governor {
                 work: Condvar::new(),
                 window,
                 group,
+                trace_sched: std::env::var_os("LEASEKIT_COMMIT_TRACE").is_some(),
                 started,
                 reload: Box::new(move || open(false)),
                 fleet,
@@ -718,6 +674,7 @@ impl Governor {
         drop(c);
         drop(eng);
         let mut wrote = false;
+        let sched = s.trace_sched.then(sched_times).flatten();
         let r = batch.and_then(|b| {
             if b.is_empty() {
                 Ok(())
@@ -734,6 +691,7 @@ impl Governor {
         c.leader = false;
         c.in_flight = false;
         if let Some(tr) = &mut c.trace {
+            tr.add_sched(sched);
             tr.add(hi - lo + 1, t_gather, t_take, t_write, t_end);
         }
         match r {
