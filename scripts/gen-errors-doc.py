@@ -63,6 +63,7 @@ REASONS = {
     "daemon_connection_lost": ("INTERNAL_ERROR", "The connection broke while the request or its answer was in flight: the command may or may not have been applied.", "Retry with the same `idempotencyKey`: the daemon answers a repeat with the first answer."),
     "store_unavailable": ("INTERNAL_ERROR", "The daemon answered `success: false` because its store failed (a SQLite I/O error, PostgreSQL down); nothing was applied.", "Retry with the same `idempotencyKey` once the store is back; see the daemon's log."),
     "daemon_error": ("PERMISSION_DENIED, INVALID_REQUEST or INTERNAL_ERROR", "The daemon answered `success: false` for another reason (see the table of daemon errors below; the message carries the daemon's text).", "Fix the request for INVALID_REQUEST; use an admin uid for PERMISSION_DENIED; report INTERNAL_ERROR."),
+    "store_format": ("INTERNAL_ERROR", "The SQLite store file records a newer format than this leasekit reads (`PRAGMA user_version`); nothing was written to it.", "Open it with the leasekit release that wrote it, or start from a new file. Not retryable."),
     "store_shared": ("INTERNAL_ERROR", "Another governor wrote the same SQLite file since this one opened it. A SQLite store serves one governor.", "Give each governor its own file, share one governor through `leasekit serve`, or use a PostgreSQL store for a fleet. Not retryable in practice: reopen on a file of its own."),
 }
 

@@ -24,7 +24,7 @@ pub use faulty::{Fault, FaultyStore, Injected, StoreOp};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::{PgAuditSnapshot, PostgresStore, SchemaMigration};
-pub use sqlite::{SqliteAuditSnapshot, SqliteStore, Synchronous};
+pub use sqlite::{SQLITE_FORMAT, SqliteAuditSnapshot, SqliteStore, Synchronous};
 
 /// Opens the store a location names, read as every binding's `Governor.open` reads it
 /// ([`crate::governor::open::StoreSpec::parse`]): `memory` or `:memory:`, `sqlite:PATH` or a

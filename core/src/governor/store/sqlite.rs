@@ -44,6 +44,32 @@ fn data_version(conn: &Connection) -> crate::Result<i64> {
         .map_err(db_err)
 }
 
+/// The format of the store file this leasekit writes (`PRAGMA user_version`). A file of a
+/// newer format is refused (an older leasekit could misread it); a file of format 0 (written
+/// before the version was recorded: the same tables) is stamped with this one.
+pub const SQLITE_FORMAT: i64 = 1;
+
+/// Refuses a file whose recorded format is newer than [`SQLITE_FORMAT`]
+/// (`details.reason = "store_format"`).
+fn check_format(conn: &Connection, shown: &Path) -> crate::Result<i64> {
+    let found: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(db_err)?;
+    if !(0..=SQLITE_FORMAT).contains(&found) {
+        return Err(Error::new(
+            ErrorCode::InternalError,
+            format!(
+                "the SQLite store {} has format {found}, and this leasekit reads format \
+                 {SQLITE_FORMAT} and older: open it with the leasekit that wrote it (a newer \
+                 release), or start from a new file",
+                shown.display()
+            ),
+        )
+        .with_detail("reason", "store_format"));
+    }
+    Ok(found)
+}
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS leases (id TEXT PRIMARY KEY, body TEXT NOT NULL);
@@ -65,6 +91,8 @@ impl SqliteStore {
         let conn = Connection::open(&path).map_err(db_err)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(db_err)?;
+        // A newer format is refused before anything is written to the file.
+        check_format(&conn, &path)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(db_err)?;
         conn.pragma_update(
@@ -76,7 +104,24 @@ impl SqliteStore {
             },
         )
         .map_err(db_err)?;
-        conn.execute_batch(SCHEMA).map_err(db_err)?;
+        // Checked and stamped in one write transaction: two processes opening a new file
+        // at once see one format.
+        conn.execute_batch("BEGIN IMMEDIATE").map_err(db_err)?;
+        let stamped = check_format(&conn, &path).and_then(|found| {
+            conn.execute_batch(SCHEMA).map_err(db_err)?;
+            if found < SQLITE_FORMAT {
+                conn.pragma_update(None, "user_version", SQLITE_FORMAT)
+                    .map_err(db_err)?;
+            }
+            Ok(())
+        });
+        match stamped {
+            Ok(()) => conn.execute_batch("COMMIT").map_err(db_err)?,
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        }
         let version = data_version(&conn)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
@@ -262,6 +307,7 @@ impl SqliteAuditSnapshot {
             .map_err(io)?;
         // One read transaction: the snapshot starts at its first read.
         conn.execute_batch("BEGIN DEFERRED").map_err(io)?;
+        check_format(&conn, path)?;
         let tables: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'audit')",
