@@ -215,3 +215,46 @@ def test_the_governor_charges_every_allowed_call_and_its_denial_is_the_tool_erro
     assert write.is_error and "approval" in text_of(write)
     assert not (world["data"] / "out" / "w.txt").exists()
     assert server_saw(world).count('"read_text_file"') == 3
+
+
+def test_an_approval_token_in_meta_lets_a_gated_call_through_and_never_reaches_the_server(world):
+    from test_governor_chain import NOBODY, as_uid, chain, frame_call, open_daemon, verify
+
+    d = open_daemon()
+    try:
+        # The agent (another uid) asks for the library's actor; the admin (this uid) grants.
+        [asked] = as_uid(d, NOBODY, [("RequestApproval", json.dumps({
+            "actorId": "lib-test", "workspaceId": "", "requestedBy": "agent",
+            "toolId": "mcp:fs.write_file", "toolCategory": "fileWrite", "reason": "write w.txt"}))])
+        approval = json.loads(asked["payloadJson"])["approvalId"]
+        granted = frame_call(d.socket, "GrantApproval", {"approvalId": approval, "grantedBy": "boss"})
+        token = json.loads(granted["payloadJson"])["approvalToken"]
+        assert token.startswith("appr-"), granted
+        target = world["data"] / "out" / "w.txt"
+
+        async def body(g):
+            held = await g.call_tool("write_file", {"path": str(target), "content": "x"})
+            passed = await g.call_tool("write_file", {"path": str(target), "content": "x"},
+                                       meta={"leasekit/approvalToken": token, "progressToken": 7})
+            # Single use: the same token does not let a second write through.
+            again = await g.call_tool("write_file", {"path": str(target), "content": "y"},
+                                      meta={"leasekit/approvalToken": token})
+            return held, passed, again
+
+        run = functools.partial(with_guarded, governor={"socket": d.socket, "actor": "lib-test"})
+        held, passed, again = anyio.run(run, world, body)
+        records = chain(d)
+        verify(d)
+    finally:
+        d.stop()
+    assert held.is_error and "approval" in text_of(held), text_of(held)
+    assert not passed.is_error, text_of(passed)
+    assert again.is_error and "approval" in text_of(again), text_of(again)
+    assert target.read_text() == "x"
+    saw = server_saw(world)
+    assert saw.count('"write_file"') == 1
+    # The rest of the call's meta reaches the server; the token never does.
+    assert '"progressToken":7' in saw.replace(" ", ""), saw
+    for place, text in [("the server's stdin", saw), ("the local audit chain", world["audit"].read_text()),
+                        ("the governor's chain", json.dumps(records))]:
+        assert token not in text, f"the approval token is in {place}"
