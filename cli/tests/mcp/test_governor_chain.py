@@ -125,6 +125,19 @@ def open_daemon() -> Daemon:
     return d
 
 
+def approval_token(d: Daemon, actor: str) -> str:
+    """An approval of `actor`'s `write_file` asked for by an agent (another uid) and granted by
+    the admin (this uid): its single-use token."""
+    [asked] = as_uid(d, NOBODY, [("RequestApproval", json.dumps({
+        "actorId": actor, "workspaceId": "", "requestedBy": "agent",
+        "toolId": "mcp:fs.write_file", "toolCategory": "fileWrite", "reason": "write w.txt"}))])
+    approval = json.loads(asked["payloadJson"])["approvalId"]
+    granted = frame_call(d.socket, "GrantApproval", {"approvalId": approval, "grantedBy": "boss"})
+    token = json.loads(granted["payloadJson"])["approvalToken"]
+    assert token.startswith("appr-"), granted
+    return token
+
+
 def test_a_hostile_peers_oversized_or_malformed_record_is_refused():
     d = open_daemon()
     try:
@@ -159,14 +172,7 @@ def test_a_hostile_peers_oversized_or_malformed_record_is_refused():
 def test_an_approval_token_in_meta_lets_a_gated_tool_through_and_is_never_seen(world):
     d = open_daemon()
     try:
-        # The agent (another uid) asks; the admin (this uid) reviews.
-        [asked] = as_uid(d, NOBODY, [("RequestApproval", json.dumps({
-            "actorId": "mcp-guard", "workspaceId": "", "requestedBy": "agent",
-            "toolId": "mcp:fs.write_file", "toolCategory": "fileWrite", "reason": "write w.txt"}))])
-        approval = json.loads(asked["payloadJson"])["approvalId"]
-        granted = frame_call(d.socket, "GrantApproval", {"approvalId": approval, "grantedBy": "boss"})
-        token = json.loads(granted["payloadJson"])["approvalToken"]
-        assert token.startswith("appr-"), granted
+        token = approval_token(d, "mcp-guard")
         target = world["data"] / "out" / "w.txt"
 
         async def body(s):

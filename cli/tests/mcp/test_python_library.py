@@ -218,18 +218,11 @@ def test_the_governor_charges_every_allowed_call_and_its_denial_is_the_tool_erro
 
 
 def test_an_approval_token_in_meta_lets_a_gated_call_through_and_never_reaches_the_server(world):
-    from test_governor_chain import NOBODY, as_uid, chain, frame_call, open_daemon, verify
+    from test_governor_chain import approval_token, chain, open_daemon, verify
 
     d = open_daemon()
     try:
-        # The agent (another uid) asks for the library's actor; the admin (this uid) grants.
-        [asked] = as_uid(d, NOBODY, [("RequestApproval", json.dumps({
-            "actorId": "lib-test", "workspaceId": "", "requestedBy": "agent",
-            "toolId": "mcp:fs.write_file", "toolCategory": "fileWrite", "reason": "write w.txt"}))])
-        approval = json.loads(asked["payloadJson"])["approvalId"]
-        granted = frame_call(d.socket, "GrantApproval", {"approvalId": approval, "grantedBy": "boss"})
-        token = json.loads(granted["payloadJson"])["approvalToken"]
-        assert token.startswith("appr-"), granted
+        token = approval_token(d, "lib-test")
         target = world["data"] / "out" / "w.txt"
 
         async def body(g):

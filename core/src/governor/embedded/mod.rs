@@ -168,7 +168,8 @@ struct Shared {
     work: Condvar,
     window: Duration,
     group: bool,
-    /// `LEASEKIT_COMMIT_TRACE` is set: leaders read their scheduler figures around commits.
+    /// Commits are traced: leaders read their scheduler figures around commits (kept out of
+    /// the commit lock's state, which the leader does not hold then).
     trace_sched: bool,
     started: i64,
     /// Rebuilds the engine's image from what the store holds (no sweep, no changes).
@@ -339,6 +340,8 @@ impl Governor {
             }
         };
         let group = store.durable();
+        let trace = CommitTrace::from_env();
+        let trace_sched = trace.is_some();
         Ok(Governor {
             inner: Arc::new(Shared {
                 engine: Mutex::new(engine),
@@ -355,7 +358,7 @@ impl Governor {
                     active: 0,
                     broken: None,
                     failed: Vec::new(),
-                    trace: CommitTrace::from_env(),
+                    trace,
                     wakers: Vec::new(),
                     committer_started: false,
                     committer_idle: false,
@@ -365,7 +368,7 @@ impl Governor {
                 work: Condvar::new(),
                 window,
                 group,
-                trace_sched: std::env::var_os("LEASEKIT_COMMIT_TRACE").is_some(),
+                trace_sched,
                 started,
                 reload: Box::new(move || open(false)),
                 fleet,

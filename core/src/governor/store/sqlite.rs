@@ -88,7 +88,7 @@ impl SqliteStore {
     /// Opens with a durability level.
     pub fn open_with(path: impl AsRef<Path>, sync: Synchronous) -> crate::Result<SqliteStore> {
         let path = path.as_ref().to_path_buf();
-        let conn = Connection::open(&path).map_err(db_err)?;
+        let mut conn = Connection::open(&path).map_err(db_err)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(db_err)?;
         // A newer format is refused before anything is written to the file.
@@ -104,24 +104,18 @@ impl SqliteStore {
             },
         )
         .map_err(db_err)?;
-        // Checked and stamped in one write transaction: two processes opening a new file
-        // at once see one format.
-        conn.execute_batch("BEGIN IMMEDIATE").map_err(db_err)?;
-        let stamped = check_format(&conn, &path).and_then(|found| {
-            conn.execute_batch(SCHEMA).map_err(db_err)?;
-            if found < SQLITE_FORMAT {
-                conn.pragma_update(None, "user_version", SQLITE_FORMAT)
-                    .map_err(db_err)?;
-            }
-            Ok(())
-        });
-        match stamped {
-            Ok(()) => conn.execute_batch("COMMIT").map_err(db_err)?,
-            Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                return Err(e);
-            }
+        // Checked and stamped in one write transaction (rolled back when dropped on an
+        // error): two processes opening a new file at once see one format.
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(db_err)?;
+        let found = check_format(&tx, &path)?;
+        tx.execute_batch(SCHEMA).map_err(db_err)?;
+        if found < SQLITE_FORMAT {
+            tx.pragma_update(None, "user_version", SQLITE_FORMAT)
+                .map_err(db_err)?;
         }
+        tx.commit().map_err(db_err)?;
         let version = data_version(&conn)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
