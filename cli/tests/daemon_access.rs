@@ -23,7 +23,7 @@ fn is_root() -> bool {
 
 /// `leasekit gov --socket S ARGS...` run as `uid`.
 fn gov_as(uid: u32, d: &Daemon, args: &[&str]) -> Output {
-    Command::new(daemon::leasekit_bin())
+    Command::new(daemon::leasekit_bin_for_any_uid())
         .arg("gov")
         .arg("--socket")
         .arg(&d.socket)

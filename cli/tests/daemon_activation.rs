@@ -202,7 +202,7 @@ fn with_fd3(dir: &Path, fd: RawFd, listen_fds: &str, args: &[&str]) -> Command {
 }
 
 fn gov_as(uid: u32, socket: &Path, args: &[&str]) -> Output {
-    Command::new(daemon::leasekit_bin())
+    Command::new(daemon::leasekit_bin_for_any_uid())
         .arg("gov")
         .arg("--socket")
         .arg(socket)

@@ -21,7 +21,7 @@ fn is_root() -> bool {
 
 /// A raw command as `uid` through `leasekit gov call`: (success, payload, error).
 fn call_as(uid: u32, d: &Daemon, command: &str, payload: Value) -> (bool, Value, String) {
-    let out = Command::new(daemon::leasekit_bin())
+    let out = Command::new(daemon::leasekit_bin_for_any_uid())
         .arg("gov")
         .arg("--socket")
         .arg(&d.socket)

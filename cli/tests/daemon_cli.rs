@@ -113,7 +113,7 @@ fn approvals_list_and_review() {
         tool_id: "deploy".into(),
         ..Default::default()
     };
-    let o = Command::new(daemon::leasekit_bin())
+    let o = Command::new(daemon::leasekit_bin_for_any_uid())
         .arg("gov")
         .arg("--socket")
         .arg(&d.socket)

@@ -22,7 +22,7 @@ fn call(d: &Daemon, command: &str, payload: Value) -> Value {
 
 /// As `call`, run as `uid` when given.
 fn call_as(uid: Option<u32>, d: &Daemon, command: &str, payload: Value) -> Value {
-    let mut cmd = Command::new(daemon::leasekit_bin());
+    let mut cmd = Command::new(daemon::leasekit_bin_for_any_uid());
     if let Some(uid) = uid {
         cmd.uid(uid).gid(uid);
     }

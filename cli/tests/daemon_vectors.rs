@@ -52,7 +52,7 @@ const REVIEWER_UIDS: std::ops::Range<u32> = 65500..65532;
 
 /// `command` sent as `uid` through `leasekit gov call`.
 fn call_as(uid: u32, d: &Daemon, command: &str, payload: &str) -> ResponseEnvelope {
-    let out = std::process::Command::new(daemon::leasekit_bin())
+    let out = std::process::Command::new(daemon::leasekit_bin_for_any_uid())
         .arg("gov")
         .arg("--socket")
         .arg(&d.socket)

@@ -21,6 +21,68 @@ pub fn leasekit_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_leasekit"))
 }
 
+/// The `leasekit` binary at a path another uid can execute (the tests that run it as
+/// `nobody`): the build's own when every directory above it lets others through, else a hard
+/// link to it (or a copy) in a 0755 directory under the system temp dir. A checkout under a private directory (a
+/// home of mode 0700, a `mktemp -d`) is not traversable by another uid, and `exec` of the
+/// build's binary would fail there with "Permission denied". The link is kept per build path
+/// and replaced when the build changes (its size and modification time are its stamp).
+pub fn leasekit_bin_for_any_uid() -> PathBuf {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        let bin = leasekit_bin();
+        if others_can_run(&bin) {
+            return bin;
+        }
+        copy_for_any_uid(&bin).unwrap_or_else(|e| {
+            panic!(
+                "{} is not reachable by other uids, and copying it for them failed: {e}",
+                bin.display()
+            )
+        })
+    })
+    .clone()
+}
+
+/// True when every directory above `path` has the others' search bit and `path` their
+/// execute bit.
+fn others_can_run(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let others_x =
+        |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o001 != 0);
+    others_x(path) && path.ancestors().skip(1).all(others_x)
+}
+
+fn copy_for_any_uid(bin: &Path) -> std::io::Result<PathBuf> {
+    use std::hash::{Hash, Hasher};
+    use std::os::unix::fs::PermissionsExt;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bin.hash(&mut h);
+    let dir = std::env::temp_dir().join(format!("lk-bin-{:016x}", h.finish()));
+    std::fs::create_dir_all(&dir)?;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755))?;
+    let meta = std::fs::metadata(bin)?;
+    let stamp = format!("{} {:?}", meta.len(), meta.modified()?);
+    let copy = dir.join("leasekit");
+    let stamp_file = dir.join("stamp");
+    if copy.exists() && std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp) {
+        return Ok(copy);
+    }
+    // Linked (or copied) under a name of this process and renamed: test processes running at
+    // once never see a half-written binary. A hard link costs no space; it needs the same file
+    // system and a binary others may execute already.
+    let part = dir.join(format!("leasekit.{}.part", std::process::id()));
+    let _ = std::fs::remove_file(&part);
+    let linked = meta.permissions().mode() & 0o001 != 0 && std::fs::hard_link(bin, &part).is_ok();
+    if !linked {
+        std::fs::copy(bin, &part)?;
+        std::fs::set_permissions(&part, std::fs::Permissions::from_mode(0o755))?;
+    }
+    std::fs::rename(&part, &copy)?;
+    std::fs::write(&stamp_file, stamp)?;
+    Ok(copy)
+}
+
 /// A fresh directory under the system temp dir (short, so socket paths fit in 108 bytes).
 pub fn temp_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!(
