@@ -417,8 +417,8 @@ export declare class LeaseGuard {
 }
 
 /**
- * The MCP guard behind `leasekit/mcp` (core's `ClientGuard`): JSON text in and out; the
- * wrapper in `mcp.js` parses it. Not exported by the package's main entry.
+ * The MCP guard's engine (core's `ClientGuard`): JSON text in and out. `leasekit/mcp` wraps it
+ * in `McpGuard` (parsed objects, the stdio proxy); use that unless you need the raw JSON.
  */
 export declare class McpGuardCore {
   /** A guard from its configuration document (JSON text; see `McpGuard` in `mcp.d.ts`). */

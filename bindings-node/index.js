@@ -190,9 +190,9 @@ require('./governor.js')(native, { wrapClass, convertError, rethrow })
 const Governor = factoryClass(native.Governor, 'open')
 const GovernorClient = factoryClass(native.GovernorClient, 'connect')
 
-// The MCP guard's native class: its methods throw LeaseErrors; `leasekit/mcp` (mcp.js) uses it,
-// this entry point does not export it.
-wrapClass(native.McpGuardCore)
+// The MCP guard's native class: its methods throw LeaseErrors; `leasekit/mcp` (mcp.js) wraps it
+// in `McpGuard`. Exported here too, as index.d.ts declares it.
+const McpGuardCore = wrapClass(native.McpGuardCore)
 
 const NativeLeaseGuard = native.LeaseGuard
 const LeaseGuard = wrapClass(NativeLeaseGuard)
@@ -273,6 +273,7 @@ module.exports = {
   CompiledLease,
   Agentfile,
   Governor,
+  McpGuardCore,
   GovernorClient,
   LeaseError,
   errorClasses,

@@ -43,6 +43,8 @@ export const {
   Governor,
   GovernorClient,
   decodeFrame,
+  // the MCP guard's native engine (`leasekit/mcp` wraps it in McpGuard)
+  McpGuardCore,
   // errors
   errorCodes,
   // which native artifact the napi-rs loader loaded ('native')

@@ -35,6 +35,12 @@ test('index.d.ts declares every runtime export, with doc comments', () => {
     const declared = new RegExp(`export declare (function|class|const) ${name}\\b`).test(dts)
     assert.ok(declared, `${name} is not declared in index.d.ts`)
   }
+  // And the converse: nothing is declared that the entry point does not export (a TypeScript
+  // import of it would type-check and be undefined at run time).
+  const exported = new Set(Object.keys(cjs))
+  for (const m of dts.matchAll(/^export declare (?:function|class|const) (\w+)/gm)) {
+    assert.ok(exported.has(m[1]), `index.d.ts declares ${m[1]}, which index.js does not export`)
+  }
   for (const name of ['matchPattern', 'matchGlob', 'canonicalizeTarget', 'isLeaseSubset', 'LeaseGuard']) {
     const at = dts.search(new RegExp(`export declare (function|class|const) ${name}\\b`))
     assert.ok(dts.slice(0, at).trimEnd().endsWith('*/'), `${name} has no doc comment`)
