@@ -61,8 +61,10 @@ fn copy_for_any_uid(bin: &Path) -> std::io::Result<PathBuf> {
     let dir = std::env::temp_dir().join(format!("lk-bin-{:016x}", h.finish()));
     std::fs::create_dir_all(&dir)?;
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755))?;
+    sweep_links_of_gone_builds();
     let meta = std::fs::metadata(bin)?;
-    let stamp = format!("{} {:?}", meta.len(), meta.modified()?);
+    // Size and modification time, then the build's path (read by the sweep).
+    let stamp = format!("{} {:?}\n{}", meta.len(), meta.modified()?, bin.display());
     let copy = dir.join("leasekit");
     let stamp_file = dir.join("stamp");
     if copy.exists() && std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp) {
@@ -81,6 +83,25 @@ fn copy_for_any_uid(bin: &Path) -> std::io::Result<PathBuf> {
     std::fs::rename(&part, &copy)?;
     std::fs::write(&stamp_file, stamp)?;
     Ok(copy)
+}
+
+/// Removes the links (or copies) made for builds that no longer exist (a deleted checkout):
+/// a link would keep its binary's space in use.
+fn sweep_links_of_gone_builds() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if !e.file_name().to_string_lossy().starts_with("lk-bin-") {
+            continue;
+        }
+        let stamp = std::fs::read_to_string(e.path().join("stamp")).unwrap_or_default();
+        if let Some((_, built)) = stamp.split_once('\n')
+            && !Path::new(built).exists()
+        {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// A fresh directory under the system temp dir (short, so socket paths fit in 108 bytes).
