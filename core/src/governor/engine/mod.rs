@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
+pub use policy_cmds::POLICY_HISTORY_MAX;
 pub use state::State;
 
 use crate::governor::audit::{AuditRecord, GENESIS_HASH};
@@ -183,6 +184,9 @@ impl Engine {
             alerts: Vec::new(),
         };
         e.rebuild_indexes();
+        if e.trim_policy_history() {
+            e.touch_meta();
+        }
         if let Some(moved) = moved {
             for (old, new) in moved {
                 e.touch_idem(&old);

@@ -1,6 +1,10 @@
 //! `StagePolicyBundle`, `ActivatePolicy`, `RollbackPolicy` (SEMANTICS 13.9): the signature is
 //! checked at stage and again at activation; activated policies are kept with their content;
 //! rollback re-activates an earlier activated version (a staged bundle stays staged).
+//!
+//! The history lives in the meta row, which every batch that changes it rewrites: it holds
+//! each activated policy (version and hash) once and at most [`POLICY_HISTORY_MAX`] of them,
+//! so a command's cost does not grow with the number of past activations (SEMANTICS 13.16).
 
 use super::Engine;
 use super::state::{PolicyRec, StagedRec};
@@ -10,7 +14,51 @@ use crate::governor::wire::{
     StagePolicyBundleResponse,
 };
 
+/// The most activated policies the history keeps (the active one included): rollback reaches
+/// the 15 before the active one; an older version answers "policy version not found".
+pub const POLICY_HISTORY_MAX: usize = 16;
+
 impl Engine {
+    /// Makes `rec` the active policy: appended to the history (an entry of the same version and
+    /// hash is moved to the end, not repeated), the oldest dropped beyond
+    /// [`POLICY_HISTORY_MAX`].
+    fn push_active_policy(&mut self, rec: PolicyRec) {
+        let h = &mut self.st.meta.policy.history;
+        h.retain(|p| !(p.version == rec.version && p.hash == rec.hash));
+        h.push(rec);
+        let extra = h.len().saturating_sub(POLICY_HISTORY_MAX);
+        h.drain(..extra);
+        self.st.meta.policy.active = h.len() - 1;
+    }
+
+    /// Trims a history stored by an earlier leasekit (repeated entries, more than
+    /// [`POLICY_HISTORY_MAX`]) to what [`Engine::push_active_policy`] keeps, the active policy
+    /// last; true when it changed.
+    pub(super) fn trim_policy_history(&mut self) -> bool {
+        let ps = &mut self.st.meta.policy;
+        let Some(active) = ps.history.get(ps.active).cloned() else {
+            return false;
+        };
+        let same = |a: &PolicyRec, b: &PolicyRec| a.version == b.version && a.hash == b.hash;
+        // Newest first: each (version, hash) once, then the active one last.
+        let mut kept: Vec<PolicyRec> = Vec::new();
+        for rec in ps.history.iter().rev() {
+            if !same(rec, &active) && !kept.iter().any(|k| same(k, rec)) {
+                kept.push(rec.clone());
+            }
+        }
+        kept.truncate(POLICY_HISTORY_MAX - 1);
+        kept.reverse();
+        kept.push(active);
+        // Only entries were removed: the same length with the active one last is the same list.
+        if kept.len() == ps.history.len() && ps.active == kept.len() - 1 {
+            return false;
+        }
+        ps.history = kept;
+        ps.active = ps.history.len() - 1;
+        true
+    }
+
     fn signature_ok(&self, b: &PolicyBundle) -> bool {
         // A signature that is present must verify; an absent one only passes when signed
         // bundles are not required.
@@ -101,12 +149,11 @@ impl Engine {
             self.touch_meta();
             return self.active_response(false, "audit_unavailable");
         }
-        self.st.meta.policy.history.push(PolicyRec {
+        self.push_active_policy(PolicyRec {
             version: staged.bundle.version.clone(),
             content: policy.source().clone(),
             hash,
         });
-        self.st.meta.policy.active = self.st.meta.policy.history.len() - 1;
         self.st.meta.policy.staged = None;
         self.install_policy(policy);
         let mut rec = self.record("policy_activated");
@@ -143,8 +190,7 @@ impl Engine {
             return self.active_response(false, "audit_unavailable");
         }
         let from = self.policy.version().to_string();
-        self.st.meta.policy.history.push(rec_p);
-        self.st.meta.policy.active = self.st.meta.policy.history.len() - 1;
+        self.push_active_policy(rec_p);
         self.install_policy(policy);
         let mut rec = self.record("policy_rolled_back");
         rec.s("decision", "activated")
