@@ -510,6 +510,9 @@ fn a_second_run_with_the_same_pid_starts_from_empty_stores() {
         return;
     }
     let exe = std::env::current_exe().unwrap();
+    // The runs' temp directory, shared by both and removed at the end: inside the namespace
+    // their process id is 1, which never looks gone to a later run's sweep.
+    let tmp = tempfile::tempdir().unwrap();
     let run = || {
         std::process::Command::new("unshare")
             .args(["--pid", "--fork"])
@@ -520,6 +523,7 @@ fn a_second_run_with_the_same_pid_starts_from_empty_stores() {
                 "--test-threads=1",
             ])
             .env(CHILD, "1")
+            .env("TMPDIR", tmp.path())
             .output()
     };
     match run() {

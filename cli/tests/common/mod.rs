@@ -1,6 +1,9 @@
 //! Helpers shared by the CLI tests: run the built `leasekit` binary.
 #![allow(dead_code)]
 
+#[path = "../../../core/tests/scratch/mod.rs"]
+mod core_scratch;
+
 use assert_cmd::Command;
 use std::path::PathBuf;
 
@@ -28,14 +31,8 @@ pub fn json_of(cmd: &mut Command) -> serde_json::Value {
     })
 }
 
-/// `name` in this test binary's scratch directory: unique to the run (a random name from
-/// `tempfile`), never a directory an earlier process with the same pid left behind.
+/// `name` in this test binary's scratch directory: unique to the run, never a directory an
+/// earlier process with the same pid left behind (core's test scratch directory).
 pub fn scratch(name: &str) -> PathBuf {
-    static DIR: std::sync::LazyLock<tempfile::TempDir> = std::sync::LazyLock::new(|| {
-        tempfile::Builder::new()
-            .prefix(&format!("leasekit-{}-", env!("CARGO_CRATE_NAME")))
-            .tempdir()
-            .expect("create a scratch directory")
-    });
-    DIR.path().join(name)
+    core_scratch::dir().join(name)
 }
