@@ -11,6 +11,14 @@ use serde_json::{Value, json};
 
 const POLICY: &str = r#"{"policyVersion": "start", "maxInFlight": 4}"#;
 
+/// A new SQLite store file in a directory of its own: (directory, file, store string).
+fn new_store() -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gov.db");
+    let store = format!("sqlite:{}", path.display());
+    (dir, path, store)
+}
+
 fn call(g: &EmbeddedGovernor, command: &str, payload: Value) -> Value {
     let out = g
         .governor()
@@ -57,9 +65,7 @@ fn stored(path: &std::path::Path) -> (usize, Vec<String>, String) {
 
 #[test]
 fn activations_and_rollbacks_keep_the_history_bounded_and_the_meta_row_flat() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gov.db");
-    let store = format!("sqlite:{}", path.display());
+    let (_dir, path, store) = new_store();
     let g = EmbeddedGovernor::open(&store, POLICY, "").unwrap();
     for i in 0..40 {
         activate(&g, &format!("v{i:02}"), i);
@@ -104,9 +110,7 @@ fn activations_and_rollbacks_keep_the_history_bounded_and_the_meta_row_flat() {
 
 #[test]
 fn a_long_history_from_an_earlier_leasekit_is_trimmed_at_open() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gov.db");
-    let store = format!("sqlite:{}", path.display());
+    let (_dir, path, store) = new_store();
     let g = EmbeddedGovernor::open(&store, POLICY, "").unwrap();
     for i in 0..3 {
         activate(&g, &format!("v{i}"), i);

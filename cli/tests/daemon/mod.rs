@@ -23,9 +23,9 @@ pub fn leasekit_bin() -> PathBuf {
 
 /// The `leasekit` binary at a path another uid can execute (the tests that run it as
 /// `nobody`): the build's own when every directory above it lets others through, else a hard
-/// link to it (or a copy) in a 0755 directory under the system temp dir. A checkout under a private directory (a
-/// home of mode 0700, a `mktemp -d`) is not traversable by another uid, and `exec` of the
-/// build's binary would fail there with "Permission denied". The link is kept per build path
+/// link to it (or a copy) in a 0755 directory under the system temp dir. A checkout under a
+/// private directory (a home of mode 0700, a `mktemp -d`) is not traversable by another uid,
+/// and `exec` of the build's binary would fail there with "Permission denied". The link is kept per build path
 /// and replaced when the build changes (its size and modification time are its stamp).
 pub fn leasekit_bin_for_any_uid() -> PathBuf {
     static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
@@ -34,9 +34,9 @@ pub fn leasekit_bin_for_any_uid() -> PathBuf {
         if others_can_run(&bin) {
             return bin;
         }
-        copy_for_any_uid(&bin).unwrap_or_else(|e| {
+        link_for_any_uid(&bin).unwrap_or_else(|e| {
             panic!(
-                "{} is not reachable by other uids, and copying it for them failed: {e}",
+                "{} is not reachable by other uids, and linking or copying it for them failed: {e}",
                 bin.display()
             )
         })
@@ -53,7 +53,7 @@ fn others_can_run(path: &Path) -> bool {
     others_x(path) && path.ancestors().skip(1).all(others_x)
 }
 
-fn copy_for_any_uid(bin: &Path) -> std::io::Result<PathBuf> {
+fn link_for_any_uid(bin: &Path) -> std::io::Result<PathBuf> {
     use std::hash::{Hash, Hasher};
     use std::os::unix::fs::PermissionsExt;
     let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -14,6 +14,11 @@ use crate::governor::wire::{
     StagePolicyBundleResponse,
 };
 
+/// The same activated policy: version and hash.
+fn same_policy(a: &PolicyRec, b: &PolicyRec) -> bool {
+    a.version == b.version && a.hash == b.hash
+}
+
 /// The most activated policies the history keeps (the active one included): rollback reaches
 /// the 15 before the active one; an older version answers "policy version not found".
 pub const POLICY_HISTORY_MAX: usize = 16;
@@ -24,7 +29,7 @@ impl Engine {
     /// [`POLICY_HISTORY_MAX`].
     fn push_active_policy(&mut self, rec: PolicyRec) {
         let h = &mut self.st.meta.policy.history;
-        h.retain(|p| !(p.version == rec.version && p.hash == rec.hash));
+        h.retain(|p| !same_policy(p, &rec));
         h.push(rec);
         let extra = h.len().saturating_sub(POLICY_HISTORY_MAX);
         h.drain(..extra);
@@ -32,31 +37,23 @@ impl Engine {
     }
 
     /// Trims a history stored by an earlier leasekit (repeated entries, more than
-    /// [`POLICY_HISTORY_MAX`]) to what [`Engine::push_active_policy`] keeps, the active policy
-    /// last; true when it changed.
+    /// [`POLICY_HISTORY_MAX`]) to what [`Engine::push_active_policy`] keeps, by replaying it
+    /// through that, the active policy last; true when it changed.
     pub(super) fn trim_policy_history(&mut self) -> bool {
         let ps = &mut self.st.meta.policy;
         let Some(active) = ps.history.get(ps.active).cloned() else {
             return false;
         };
-        let same = |a: &PolicyRec, b: &PolicyRec| a.version == b.version && a.hash == b.hash;
-        // Newest first: each (version, hash) once, then the active one last.
-        let mut kept: Vec<PolicyRec> = Vec::new();
-        for rec in ps.history.iter().rev() {
-            if !same(rec, &active) && !kept.iter().any(|k| same(k, rec)) {
-                kept.push(rec.clone());
-            }
+        let active_was_last = ps.active + 1 == ps.history.len();
+        let old = std::mem::take(&mut ps.history);
+        let before = old.len();
+        for rec in old.into_iter().filter(|r| !same_policy(r, &active)) {
+            self.push_active_policy(rec);
         }
-        kept.truncate(POLICY_HISTORY_MAX - 1);
-        kept.reverse();
-        kept.push(active);
-        // Only entries were removed: the same length with the active one last is the same list.
-        if kept.len() == ps.history.len() && ps.active == kept.len() - 1 {
-            return false;
-        }
-        ps.history = kept;
-        ps.active = ps.history.len() - 1;
-        true
+        self.push_active_policy(active);
+        // Replaying only removes entries: the same length with the active one last before is
+        // the same list.
+        !(active_was_last && self.st.meta.policy.history.len() == before)
     }
 
     fn signature_ok(&self, b: &PolicyBundle) -> bool {
