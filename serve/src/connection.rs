@@ -1,7 +1,8 @@
-//! One client connection: many request/response pairs in sequence, each request handed to a
-//! blocking thread (the governor decides it there), its answer sent once the command is
-//! committed (a durable store's commit is awaited on this task, not on the blocking thread),
-//! each wait bounded so a slow, silent or half-open client only ever holds its own connection.
+//! One client connection: many request/response pairs in sequence. A small per-call request is
+//! decided on this task when that cannot block ([`FrameService::handle_nonblocking`]); any
+//! other is handed to a blocking thread. Its answer is sent once the command is committed (a
+//! durable store's commit is awaited on this task, never on a thread), each wait bounded so a
+//! slow, silent or half-open client only ever holds its own connection.
 //!
 //! The read loop drives the codec itself (rather than through `Framed`) so that the two
 //! timeouts apply to the right stretches (`idle_timeout` while nothing of the next request
@@ -74,10 +75,14 @@ pub(crate) async fn serve(stream: UnixStream, peer: Peer, slot: UidSlot, shared:
             }
         };
         let service = conn.shared.service.clone();
-        let answer = tokio::task::spawn_blocking(move || service.handle(&frame, &peer)).await;
+        // Decided here when that cannot block this thread, else on a blocking one.
+        let answer = match service.handle_nonblocking(&frame, &peer) {
+            Some(a) => Ok(a),
+            None => tokio::task::spawn_blocking(move || service.handle(&frame, &peer)).await,
+        };
         let answer = match answer {
             Ok(Answer::Ready(a)) => a,
-            // The blocking thread is free already; this task waits for the commit.
+            // Nobody is held by the commit: this task waits for it.
             Ok(Answer::AfterCommit(after)) => after.await,
             Err(_) => conn
                 .shared

@@ -41,6 +41,11 @@ fn log_answer(command: &str, uid: u32, answer: &ResponseEnvelope) {
     }
 }
 
+/// The largest request decided on the connection's own (async runtime) thread: a larger one
+/// is parsed and decided on a blocking thread, so no request's size holds up the others'
+/// reads and writes.
+const NONBLOCKING_MAX_BYTES: usize = 16 * 1024;
+
 /// The file of the SQLite store inside the state directory.
 pub const STORE_FILE: &str = "governor.db";
 
@@ -145,13 +150,17 @@ impl GovernorService {
     }
 
     /// The answer (with the commit to await before it is sent, if any), the command's name
-    /// as fit for a log line, and the command as sent when it is counted.
-    fn answer(&self, request: &[u8], peer: &Peer) -> Decided {
-        let refused = |env: ResponseEnvelope| Decided {
-            command: "invalid".into(),
-            counted: None,
-            answer: env,
-            commit: None,
+    /// as fit for a log line, and the command as sent when it is counted. `nonblocking`: the
+    /// caller must not block ([`Governor::handle_as_nonblocking`]), and `None` answers that
+    /// the command could block it.
+    fn decide(&self, request: &[u8], peer: &Peer, nonblocking: bool) -> Option<Decided> {
+        let refused = |env: ResponseEnvelope| {
+            Some(Decided {
+                command: "invalid".into(),
+                counted: None,
+                answer: env,
+                commit: None,
+            })
         };
         let Ok(text) = std::str::from_utf8(request) else {
             return refused(ResponseEnvelope::fail("frame payload is not UTF-8"));
@@ -172,22 +181,26 @@ impl GovernorService {
         if req.command == TEST_SET_CLOCK
             && let Some(clock) = &self.manual_clock
         {
-            return Decided {
+            return Some(Decided {
                 command,
                 counted: None,
                 answer: set_clock(clock, access, &req.payload_json),
                 commit: None,
-            };
+            });
         }
-        let (answer, commit) = self
-            .gov
-            .handle_as_deferred(access, &req.command, &req.payload_json);
-        Decided {
+        let (answer, commit) = if nonblocking {
+            self.gov
+                .handle_as_nonblocking(access, &req.command, &req.payload_json)?
+        } else {
+            self.gov
+                .handle_as_deferred(access, &req.command, &req.payload_json)
+        };
+        Some(Decided {
             command,
             counted: Some(req.command),
             answer,
             commit,
-        }
+        })
     }
 }
 
@@ -246,10 +259,10 @@ fn set_clock(clock: &ManualClock, peer: AccessPeer, payload: &str) -> ResponseEn
     }
 }
 
-impl FrameService for GovernorService {
-    fn handle(&self, request: &[u8], peer: &Peer) -> Answer {
-        let mut decided = self.answer(request, peer);
-        let uid = peer.uid;
+impl GovernorService {
+    /// The answer to send: now, or once its commit completes (its error instead when the
+    /// commit fails).
+    fn finish(&self, mut decided: Decided, uid: u32) -> Answer {
         let Some(commit) = decided.commit.take() else {
             return Answer::Ready(decided.send(&self.commands, uid));
         };
@@ -261,6 +274,23 @@ impl FrameService for GovernorService {
             }
             decided.send(&commands, uid)
         }))
+    }
+}
+
+impl FrameService for GovernorService {
+    fn handle(&self, request: &[u8], peer: &Peer) -> Answer {
+        let decided = self
+            .decide(request, peer, false)
+            .expect("a caller that may block always gets an answer");
+        self.finish(decided, peer.uid)
+    }
+
+    fn handle_nonblocking(&self, request: &[u8], peer: &Peer) -> Option<Answer> {
+        if request.len() > NONBLOCKING_MAX_BYTES {
+            return None;
+        }
+        let decided = self.decide(request, peer, true)?;
+        Some(self.finish(decided, peer.uid))
     }
 
     fn frame_error(&self, message: &str) -> Vec<u8> {

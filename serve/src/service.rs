@@ -30,14 +30,23 @@ impl std::fmt::Debug for Answer {
     }
 }
 
-/// A request handler behind the socket. Calls come from blocking threads (a call may wait
-/// for a durable commit) and from many connections at once.
+/// A request handler behind the socket. [`FrameService::handle`] is called on blocking threads
+/// (a call may wait for a durable commit), [`FrameService::handle_nonblocking`] on the async
+/// runtime's, both from many connections at once.
 pub trait FrameService: Send + Sync + 'static {
     /// Answers one request: `request` is the payload of one frame (untrusted bytes), the
     /// answer the payload of the response frame, now or after the command's commit. Never
     /// panics on bad input: a malformed request gets a `success: false` envelope.
     fn handle(&self, request: &[u8], peer: &Peer) -> Answer;
 
+    /// Answers one request on the caller's (async runtime) thread when that cannot block (no
+    /// I/O, no wait for a commit or for another command's long work), as
+    /// [`FrameService::handle`] would; `None` (the default) sends it to
+    /// [`FrameService::handle`] on a blocking thread instead.
+    fn handle_nonblocking(&self, request: &[u8], peer: &Peer) -> Option<Answer> {
+        let _ = (request, peer);
+        None
+    }
     /// The response envelope for a frame that could not be read (bad length, truncated).
     fn frame_error(&self, message: &str) -> Vec<u8>;
 

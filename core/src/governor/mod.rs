@@ -44,7 +44,7 @@ pub mod wire;
 pub use access::{Peer, admin_only};
 pub use audit::{AuditVerification, verify_audit};
 pub use audit_cmds::{EXPORT_AUDIT_MAX_BYTES, EXPORT_AUDIT_MAX_RECORDS, export_page};
-pub use embedded::{CommitWait, Governor};
+pub use embedded::{CommitWait, Governor, decides_without_blocking};
 pub use engine::gauges::{
     ACQUIRE_DENIAL_CODES, GRANT_REASONS, GovernorGauges, MAX_SCOPED_GAUGES, SCOPE_KINDS,
     ScopedGauge,

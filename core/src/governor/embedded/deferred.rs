@@ -19,6 +19,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
@@ -34,6 +35,8 @@ const IDLE: Duration = Duration::from_millis(200);
 struct Deferred {
     /// The governor deferring (its `Shared`), so another governor on the thread never defers.
     owner: usize,
+    /// May the deciding thread lead the batch holding its command (false: never block it).
+    lead: bool,
     seqs: Vec<u64>,
     after: Vec<Box<dyn FnOnce(bool) + Send>>,
 }
@@ -50,9 +53,10 @@ struct Scope {
 }
 
 impl Scope {
-    fn enter(owner: usize) -> Scope {
+    fn enter(owner: usize, lead: bool) -> Scope {
         let d = Deferred {
             owner,
+            lead,
             seqs: Vec::new(),
             after: Vec::new(),
         };
@@ -116,7 +120,57 @@ impl Governor {
         if !s.group || s.fleet.is_some() || reads_store {
             return (self.handle_as(peer, command, payload_json), None);
         }
-        let scope = Scope::enter(self.owner());
+        self.deferred_call(peer, command, payload_json, true)
+    }
+
+    /// As [`Governor::handle_as_deferred`], for a caller that must not block (an async
+    /// runtime's thread): decides the command at once when that takes no I/O and no wait,
+    /// else answers `None` (decide it on a blocking thread instead). Only the per-call
+    /// commands ([`decides_without_blocking`]) of a governor on its own store (memory or
+    /// SQLite, not a fleet's) are decided, and only while nothing else holds the engine (a
+    /// sweep, an admin command, a rebuild after a failed commit). A durable command's commit is
+    /// always led by the committer thread, never by the caller: the answer comes with its
+    /// [`CommitWait`] as from [`Governor::handle_as_deferred`].
+    pub fn handle_as_nonblocking(
+        &self,
+        peer: Peer,
+        command: &str,
+        payload_json: &str,
+    ) -> Option<(ResponseEnvelope, Option<CommitWait>)> {
+        let s = &*self.inner;
+        let quick = Command::parse(command).is_some_and(decides_without_blocking);
+        if !quick || s.fleet.is_some() || self.engine_busy() {
+            return None;
+        }
+        Some(self.deferred_call(peer, command, payload_json, false))
+    }
+
+    /// True while a command decided on a thread that may block is under way (a sweep, an
+    /// admin command, a large request: it may hold the engine for long), or a failed commit
+    /// left the image to be rebuilt (the next command rebuilds it: a store read).
+    fn engine_busy(&self) -> bool {
+        let s = &*self.inner;
+        s.blocking_calls.load(Ordering::Acquire) > 0 || lock(&s.commit).broken.is_some()
+    }
+
+    /// True when this thread decides through [`Governor::handle_as_nonblocking`].
+    pub(super) fn nonblocking_caller(&self) -> bool {
+        let me = self.owner();
+        DEFERRED.with(|t| {
+            t.borrow()
+                .as_ref()
+                .is_some_and(|d| d.owner == me && !d.lead)
+        })
+    }
+
+    fn deferred_call(
+        &self,
+        peer: Peer,
+        command: &str,
+        payload_json: &str,
+        lead: bool,
+    ) -> (ResponseEnvelope, Option<CommitWait>) {
+        let scope = Scope::enter(self.owner(), lead);
         let answer = self.handle_as(peer, command, payload_json);
         let Some(d) = scope.finish() else {
             return (answer, None);
@@ -186,6 +240,21 @@ impl Governor {
         }
         started
     }
+}
+
+/// The commands [`Governor::handle_as_nonblocking`] decides: the per-call ones, whose work is
+/// bounded by their own payload and the image (no store read, no policy to compile, no
+/// export). Every other command is decided on a blocking thread.
+pub fn decides_without_blocking(command: Command) -> bool {
+    matches!(
+        command,
+        Command::Acquire
+            | Command::Release
+            | Command::RequestToolSubLease
+            | Command::ExecuteToolCall
+            | Command::Authorize
+            | Command::RecordDecision
+    )
 }
 
 /// The committer thread: leads every batch with commands queued and no leader, idles on

@@ -18,9 +18,10 @@
 mod deferred;
 mod trace;
 
-pub use deferred::CommitWait;
+pub use deferred::{CommitWait, decides_without_blocking};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::task::Waker;
 use std::time::{Duration, Instant};
@@ -178,6 +179,27 @@ struct Shared {
     fleet: Option<Fleet>,
     /// Receives commit times and release outcomes (a metrics exporter), once set.
     observer: OnceLock<Arc<dyn GovernorObserver>>,
+    /// Commands under way on threads that may block (every caller but
+    /// [`Governor::handle_as_nonblocking`]'s): while there is one, nonblocking callers do not
+    /// decide (it may hold the engine for long).
+    blocking_calls: AtomicUsize,
+}
+
+/// One command of a caller that may block, counted in [`Shared::blocking_calls`] while under
+/// way.
+struct BlockingCall<'a>(&'a Shared);
+
+impl<'a> BlockingCall<'a> {
+    fn enter(s: &'a Shared) -> BlockingCall<'a> {
+        s.blocking_calls.fetch_add(1, Ordering::AcqRel);
+        BlockingCall(s)
+    }
+}
+
+impl Drop for BlockingCall<'_> {
+    fn drop(&mut self) {
+        self.0.blocking_calls.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Shared {
@@ -373,6 +395,7 @@ impl Governor {
                 reload: Box::new(move || open(false)),
                 fleet,
                 observer: OnceLock::new(),
+                blocking_calls: AtomicUsize::new(0),
             }),
         })
     }
@@ -474,6 +497,9 @@ impl Governor {
                 },
             );
         }
+        // A caller that may block is counted while under way: nonblocking callers then leave
+        // the engine to it (`handle_as_nonblocking`).
+        let _blocking = (!self.nonblocking_caller()).then(|| BlockingCall::enter(s));
         // Counted from before the engine lock until the answer: a gathering leader waits for
         // the commands it knows are on their way (durable stores only). A deferred command
         // leaves the count once queued: its caller is away until the commit.
@@ -518,6 +544,7 @@ impl Governor {
         // Durable store: the changes stay in the engine until a leader takes them for the next
         // transaction (rows are serialized once per batch, not once per command).
         let mut defer = self.defers();
+        let may_lead = !self.nonblocking_caller();
         let (seq, spawn, lead_now) = {
             let mut c = lock(&s.commit);
             if let Some(why) = &c.broken {
@@ -539,7 +566,7 @@ impl Governor {
             // Deferred with nobody leading: this thread leads the batch holding its command
             // (a lone caller then costs no hand-off); commands queued meanwhile go to the
             // committer thread.
-            let lead_now = defer && !c.leader;
+            let lead_now = defer && may_lead && !c.leader;
             let spawn = defer && c.kick_committer(&s.work, lead_now);
             (c.next_seq, spawn, lead_now)
         };
