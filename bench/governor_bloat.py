@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Acquire+release pair through a real `leasekit serve`, fresh and after denied acquires with
-large tool ids (docs/performance.md, "Bounded governor state").
+large tool ids, or after granted pairs of many distinct actors (docs/performance.md, "Bounded
+governor state").
 
 Usage: python3 bench/governor_bloat.py LEASEKIT_BINARY [--restart]
 
 Starts the daemon on a temporary SQLite state directory (`--sync normal`), times 30 pairs
 (median), sends denied acquires (case `1mib`: 24 with 1 MiB tool ids; case `255b`: 960 with
-distinct 255-byte tool ids), times 7 pairs (median), optionally restarts the daemon and times 7
-again. Loopback Unix socket only; every loop is bounded.
+distinct 255-byte tool ids; case `actors`: 5 000 granted pairs, each of a new 255-byte actor id,
+so the day holds 5 000 scoped budget counters), times 7 pairs (median), optionally restarts the
+daemon and times 7 again. `--cases a,b` runs only those. Loopback Unix socket only; every loop
+is bounded.
 """
 import json
 import os
@@ -20,6 +23,7 @@ import tempfile
 import time
 
 AFTER_PAIRS = 7  # a bloated "before" daemon takes seconds per pair
+ACTORS = 5000
 
 POLICY = {"toolRegistry": [{"toolId": "t", "category": "other"}], "maxRequestsPerMinute": 100000,
           "maxTokensPerMinute": 100000000, "dailyBudgetCents": 100000000}
@@ -91,7 +95,18 @@ def run(binary, case, restart):
         p = start(binary, state, sock_path)
         out = {"fresh_ms": pairs(sock_path)}
         refused = 0
-        if case == "1mib":
+        if case == "actors":
+            t0 = time.perf_counter()
+            for i in range(ACTORS):
+                env = call(sock_path, "Acquire", {"actorId": "%04d" % i + "a" * 251,
+                                                  "workspaceId": "w", "estimatedCostCents": 1})
+                grant = json.loads(env["payloadJson"])
+                assert grant["granted"], grant
+                call(sock_path, "Release", {"leaseId": grant["leaseId"], "actualCostCents": 1})
+            out["sent_pairs"] = ACTORS
+            out["sent_s"] = round(time.perf_counter() - t0, 2)
+            ids = []
+        elif case == "1mib":
             ids = ["%02d" % i + "x" * ((1 << 20) - 2) for i in range(24)]
         else:
             ids = ["%04d" % i + "y" * 251 for i in range(24 * 40)]
@@ -100,7 +115,8 @@ def run(binary, case, restart):
                                               "requestedTools": [{"toolId": tool}]})
             if not env["success"]:
                 refused += 1
-        out["sent"] = len(ids)
+        if ids:
+            out["sent"] = len(ids)
         out["refused_success_false"] = refused
         out["after_ms"] = pairs(sock_path, AFTER_PAIRS)
         env = call(sock_path, "GetMetrics", {})
@@ -120,7 +136,10 @@ def run(binary, case, restart):
 def main():
     binary = sys.argv[1]
     restart = "--restart" in sys.argv
-    for case in ("1mib", "255b"):
+    cases = ("1mib", "255b", "actors")
+    if "--cases" in sys.argv:
+        cases = sys.argv[sys.argv.index("--cases") + 1].split(",")
+    for case in cases:
         print(case, json.dumps(run(binary, case, restart)), flush=True)
 
 

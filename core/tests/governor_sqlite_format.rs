@@ -46,7 +46,7 @@ fn store_with_a_grant() -> (tempfile::TempDir, std::path::PathBuf, String, Value
 fn a_new_file_is_stamped_with_the_format() {
     let (_dir, path, ..) = store_with_a_grant();
     assert_eq!(user_version(&path), SQLITE_FORMAT);
-    assert_eq!(SQLITE_FORMAT, 1);
+    assert_eq!(SQLITE_FORMAT, 2);
 }
 
 #[test]

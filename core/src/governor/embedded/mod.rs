@@ -343,11 +343,15 @@ impl Governor {
                 let snapshot = store.load()?;
                 let (policy, options, clock) = (policy.clone(), options.clone(), clock.clone());
                 let track = store.wants_rows();
-                if restart {
+                let mut engine = if restart {
                     Engine::open(snapshot, policy, options, clock, ids, track)
                 } else {
                     Engine::open_image(snapshot, policy, options, clock, ids, track)
+                }?;
+                if store.keeps_scopes_as_rows() {
+                    engine.keep_scopes_as_rows();
                 }
+                Ok(engine)
             }
         };
         let engine = match shared_engine {

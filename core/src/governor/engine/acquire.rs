@@ -1025,6 +1025,7 @@ impl Engine {
             }
             // A scope's spend of a day is part of the day's spend, checked above.
             c.used = c.used.saturating_add(plan.reserve);
+            self.touch_scope(&key);
         }
         let n = self
             .st

@@ -102,7 +102,7 @@ impl Engine {
             c.alerted.extend(&raise);
             c.alerted.sort_unstable();
             let used = c.used;
-            self.touch_meta();
+            self.touch_scope(&key);
             self.raise(kind, &id, &raise, used, limit, lease_id);
         }
     }

@@ -62,6 +62,12 @@ pub struct Engine {
     /// The peer uid the current command acts for (13.14); `None` in process.
     pub(crate) caller: Option<u32>,
     track_rows: bool,
+    /// The store keeps the scoped day counters as rows ([`Table::Scope`]), not in the meta row.
+    scopes_as_rows: bool,
+    /// Scoped counters that came from the meta row of a store that kept them there (converted
+    /// to rows once [`Engine::keep_scopes_as_rows`] is called).
+    scopes_in_meta: bool,
+    dirty_scopes: BTreeSet<String>,
     dirty_leases: BTreeSet<String>,
     dirty_approvals: BTreeSet<String>,
     dirty_idem: BTreeSet<String>,
@@ -129,6 +135,7 @@ impl Engine {
             .map(|k| BundleKey::from_spki_base64(k))
             .collect::<crate::Result<Vec<_>>>()?;
         let fresh = snapshot.is_none();
+        let mut scopes_in_meta = false;
         let mut st = match snapshot {
             None => {
                 let mut st = State::default();
@@ -141,7 +148,18 @@ impl Engine {
                 });
                 st
             }
-            Some(s) => restore(&s)?,
+            Some(s) => {
+                let st = restore(&s)?;
+                // A counter with no row of its own came from the meta row.
+                let rows: BTreeSet<&str> = s
+                    .rows
+                    .iter()
+                    .filter(|(t, _, _)| *t == Table::Scope)
+                    .map(|(_, id, _)| id.as_str())
+                    .collect();
+                scopes_in_meta = st.meta.scoped.keys().any(|k| !rows.contains(k.as_str()));
+                st
+            }
         };
         let moved = (st.meta.key_format < keys::KEY_FORMAT).then(|| keys::migrate_keys(&mut st));
         let active = st
@@ -168,6 +186,9 @@ impl Engine {
             audit_ok: true,
             caller: None,
             track_rows,
+            scopes_as_rows: false,
+            scopes_in_meta,
+            dirty_scopes: BTreeSet::new(),
             dirty_leases: BTreeSet::new(),
             dirty_approvals: BTreeSet::new(),
             dirty_idem: BTreeSet::new(),
@@ -197,6 +218,31 @@ impl Engine {
             e.touch_meta();
         }
         Ok(e)
+    }
+
+    /// Keeps the scoped day counters as rows of their own ([`Table::Scope`]) from now on, for a
+    /// store that does ([`crate::governor::store::Store::keeps_scopes_as_rows`]): each batch
+    /// writes the counters it changed, and the meta row leaves them out. Counters that came
+    /// from the meta row (a store written before) are all written as rows by the next batch,
+    /// with a meta row without them.
+    pub fn keep_scopes_as_rows(&mut self) {
+        if !self.track_rows || self.scopes_as_rows {
+            return;
+        }
+        self.scopes_as_rows = true;
+        if std::mem::take(&mut self.scopes_in_meta) {
+            self.dirty_scopes
+                .extend(self.st.meta.scoped.keys().cloned());
+            self.dirty_meta = true;
+        }
+    }
+
+    /// Marks a scoped counter changed (or dropped).
+    pub(crate) fn touch_scope(&mut self, key: &str) {
+        if self.scopes_as_rows {
+            self.dirty_scopes.insert(key.to_string());
+        }
+        self.dirty_meta = true;
     }
 
     /// The state (for tests and invariants).
@@ -233,7 +279,17 @@ impl Engine {
             self.st.meta.pools.alerted.clear();
             // Scoped budgets of past days are dropped (13.16 Bounded state): a counter of an
             // earlier day counts nothing today.
-            self.st.meta.scoped.retain(|_, c| c.day >= today);
+            // Recorded whenever rows are kept: a reopen rolls the day before the store's
+            // choice is known (`keep_scopes_as_rows`), and its rows must still be deleted.
+            let track = self.track_rows;
+            let dirty = &mut self.dirty_scopes;
+            self.st.meta.scoped.retain(|k, c| {
+                let keep = c.day >= today;
+                if !keep && track {
+                    dirty.insert(k.clone());
+                }
+                keep
+            });
             self.dirty_meta = true;
         }
         self.prune_rate();
@@ -253,6 +309,7 @@ impl Engine {
             self.dirty_idem.clear();
             self.dirty_rate.clear();
             self.dirty_rate_keys.clear();
+            self.dirty_scopes.clear();
             self.dirty_meta = false;
             return b;
         }
@@ -277,8 +334,21 @@ impl Engine {
                 .map(|i| to_json(&self.st.rate[i]));
             b.rows.insert((Table::Rate, key), body);
         }
+        for key in std::mem::take(&mut self.dirty_scopes) {
+            if self.scopes_as_rows {
+                let body = self.st.meta.scoped.get(&key).map(to_json);
+                b.rows.insert((Table::Scope, key), body);
+            }
+        }
         if std::mem::take(&mut self.dirty_meta) {
-            b.meta = Some(to_json(&self.st.meta));
+            if self.scopes_as_rows {
+                // The counters are rows of their own: the meta row leaves them out.
+                let scoped = std::mem::take(&mut self.st.meta.scoped);
+                b.meta = Some(to_json(&self.st.meta));
+                self.st.meta.scoped = scoped;
+            } else {
+                b.meta = Some(to_json(&self.st.meta));
+            }
         }
         b
     }
@@ -539,6 +609,12 @@ pub(crate) fn restore(s: &Snapshot) -> crate::Result<State> {
             Table::Rate => {
                 st.rate
                     .push_back(serde_json::from_str(body).map_err(|e| bad("rate event", e))?);
+            }
+            Table::Scope => {
+                st.meta.scoped.insert(
+                    id.clone(),
+                    serde_json::from_str(body).map_err(|e| bad("scoped counter", e))?,
+                );
             }
         }
     }

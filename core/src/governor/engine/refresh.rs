@@ -5,7 +5,7 @@
 //! indexes kept exact), and a policy another governor activated is installed. Only then does
 //! the engine decide.
 
-use super::state::{IdemRec, LeaseRec, LeaseStatus, RateEvent};
+use super::state::{DayCounter, IdemRec, LeaseRec, LeaseStatus, RateEvent};
 use super::{Engine, internal};
 use crate::governor::policy::Policy;
 use crate::governor::store::Table;
@@ -42,12 +42,14 @@ impl Engine {
         let mut approvals = Vec::new();
         let mut idem: Rows<IdemRec> = Vec::new();
         let mut rate: Rows<RateEvent> = Vec::new();
+        let mut scopes: Rows<DayCounter> = Vec::new();
         for (t, id, body) in rows {
             match t {
                 Table::Lease => leases.push((id, parse("lease", body)?)),
                 Table::Approval => approvals.push((id, parse("approval", body)?)),
                 Table::Idem => idem.push((id, parse("idem", body)?)),
                 Table::Rate => rate.push((id, parse("rate event", body)?)),
+                Table::Scope => scopes.push((id, parse("scoped counter", body)?)),
             }
         }
         let active = meta
@@ -64,6 +66,12 @@ impl Engine {
             None
         };
         self.st.meta = meta;
+        for (key, counter) in scopes {
+            match counter {
+                Some(c) => self.st.meta.scoped.insert(key, c),
+                None => self.st.meta.scoped.remove(&key),
+            };
+        }
         for (id, rec) in leases {
             if let Some(old) = self.st.leases.remove(&id) {
                 self.index_lease(&old, false);
@@ -199,6 +207,7 @@ impl Engine {
             && self.dirty_approvals.is_empty()
             && self.dirty_idem.is_empty()
             && self.dirty_rate_keys.is_empty()
+            && self.dirty_scopes.is_empty()
             && !self.dirty_meta)
     }
 }

@@ -92,6 +92,7 @@ impl Engine {
             for (key, used) in scoped {
                 if let Some(c) = self.st.meta.scoped.get_mut(&key) {
                     c.used = used;
+                    self.touch_scope(&key);
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! The governor's state: plain data, serializable, restored whole after a restart.
-//! Rows are leases, approvals and idempotency records (one row each); everything else is
-//! the `meta` row.
+//! Rows are leases, approvals, idempotency records, rate-window events and, in a store that
+//! keeps them so, the scoped day counters (one row each); everything else is the `meta` row.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -313,7 +313,8 @@ pub struct Meta {
     pub ids: IdCounters,
     /// Pools.
     pub pools: Pools,
-    /// Scoped budgets (`org:<id>`, `ws:<id>`, `actor:<id>`).
+    /// Scoped budgets (`org:<id>`, `ws:<id>`, `actor:<id>`); rows of their own in a store that
+    /// keeps them so (`Store::keeps_scopes_as_rows`), left out of its meta row.
     pub scoped: BTreeMap<String, DayCounter>,
     /// Per-actor in-flight.
     pub actor_in_flight: BTreeMap<String, u64>,

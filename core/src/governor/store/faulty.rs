@@ -333,6 +333,10 @@ impl Store for FaultyStore {
         self.inner.wants_rows()
     }
 
+    fn keeps_scopes_as_rows(&self) -> bool {
+        self.inner.keeps_scopes_as_rows()
+    }
+
     fn load(&self) -> crate::Result<Option<Snapshot>> {
         let fault = self.enter(StoreOp::Load)?;
         self.apply(StoreOp::Load, fault, || self.inner.load())

@@ -79,6 +79,9 @@ pub enum Table {
     Idem,
     /// Rate-window events.
     Rate,
+    /// Scoped daily budget counters (`org:<id>`, `ws:<id>`, `actor:<id>`), in a store that keeps
+    /// them as rows of their own ([`Store::keeps_scopes_as_rows`]).
+    Scope,
 }
 
 /// The changes of one or more commands, committed together.
@@ -173,6 +176,12 @@ impl<S: Store + ?Sized> AuditSnapshot for ReadAuditPages<'_, S> {
 pub trait Store: Send + Sync {
     /// False for a store that keeps no rows (memory): the engine then skips serializing them.
     fn wants_rows(&self) -> bool;
+    /// True for a store that keeps the scoped daily budget counters as rows of their own
+    /// ([`Table::Scope`]): a command then writes the counters it changed, not every counter of
+    /// the day with the meta row. False (the default): they are part of the meta row.
+    fn keeps_scopes_as_rows(&self) -> bool {
+        false
+    }
     /// The stored state, or `None` for a fresh store.
     fn load(&self) -> crate::Result<Option<Snapshot>>;
     /// Commits a batch atomically (all of it or none).

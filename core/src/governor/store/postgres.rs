@@ -734,6 +734,13 @@ impl PostgresStore {
                     r_key.push(id.as_str());
                     r_body.push(body.as_deref());
                 }
+                // A fleet shares its scoped counters in the meta row (the store does not
+                // keep them as rows): a batch never holds one.
+                Table::Scope => {
+                    return Err(internal(
+                        "a scoped counter row for a PostgreSQL store, which keeps them in the meta row",
+                    ));
+                }
             }
         }
         // The audit lines continue the stored head, in order.

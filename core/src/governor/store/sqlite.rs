@@ -47,7 +47,9 @@ fn data_version(conn: &Connection) -> crate::Result<i64> {
 /// The format of the store file this leasekit writes (`PRAGMA user_version`). A file of a
 /// newer format is refused (an older leasekit could misread it); a file of format 0 (written
 /// before the version was recorded: the same tables) is stamped with this one.
-pub const SQLITE_FORMAT: i64 = 1;
+/// Format 2 keeps the scoped daily budget counters in a table of their own (`scopes`); a
+/// format-1 file (counters inside the meta row) is converted by its first open.
+pub const SQLITE_FORMAT: i64 = 2;
 
 /// Refuses a file whose recorded format is newer than [`SQLITE_FORMAT`]
 /// (`details.reason = "store_format"`).
@@ -76,6 +78,7 @@ CREATE TABLE IF NOT EXISTS leases (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS idem (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rate (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scopes (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS audit (line INTEGER PRIMARY KEY, body TEXT NOT NULL);
 ";
 
@@ -130,6 +133,7 @@ impl SqliteStore {
             Table::Approval => "approvals",
             Table::Idem => "idem",
             Table::Rate => "rate",
+            Table::Scope => "scopes",
         }
     }
 
@@ -149,6 +153,9 @@ impl SqliteStore {
             Table::Rate => {
                 "INSERT INTO rate (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
             }
+            Table::Scope => {
+                "INSERT INTO scopes (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
+            }
         }
     }
 
@@ -159,12 +166,17 @@ impl SqliteStore {
             Table::Approval => "DELETE FROM approvals WHERE id = ?1",
             Table::Idem => "DELETE FROM idem WHERE id = ?1",
             Table::Rate => "DELETE FROM rate WHERE id = ?1",
+            Table::Scope => "DELETE FROM scopes WHERE id = ?1",
         }
     }
 }
 
 impl Store for SqliteStore {
     fn wants_rows(&self) -> bool {
+        true
+    }
+
+    fn keeps_scopes_as_rows(&self) -> bool {
         true
     }
 
@@ -176,7 +188,13 @@ impl Store for SqliteStore {
             .map_err(db_err)?;
         let Some(meta) = meta else { return Ok(None) };
         let mut rows = Vec::new();
-        for t in [Table::Lease, Table::Approval, Table::Idem, Table::Rate] {
+        for t in [
+            Table::Lease,
+            Table::Approval,
+            Table::Idem,
+            Table::Rate,
+            Table::Scope,
+        ] {
             let mut st = conn
                 .prepare(&format!(
                     "SELECT id, body FROM {} ORDER BY id",
