@@ -8,8 +8,9 @@ Usage: python3 bench/governor_bloat.py LEASEKIT_BINARY [--restart]
 Starts the daemon on a temporary SQLite state directory (`--sync normal`), times 30 pairs
 (median), sends denied acquires (case `1mib`: 24 with 1 MiB tool ids; case `255b`: 960 with
 distinct 255-byte tool ids; case `actors`: 5 000 granted pairs, each of a new 255-byte actor id,
-so the day holds 5 000 scoped budget counters), times 7 pairs (median), optionally restarts the
-daemon and times 7 again. `--cases a,b` runs only those. Loopback Unix socket only; every loop
+so the day holds 5 000 scoped budget counters; case `policy`: the daemon runs a policy of 5 000
+registered tools, ~540 KB, and nothing is sent before), times 7 pairs (median), optionally
+restarts the daemon and times 7 again. `--cases a,b` runs only those. Loopback Unix socket only; every loop
 is bounded.
 """
 import json
@@ -54,10 +55,16 @@ def call(sock_path, command, payload):
     return env
 
 
-def start(binary, state, sock_path):
+def big_policy(tools=5000):
+    """POLICY with `tools` more registered tools of ~90 bytes each."""
+    extra = [{"toolId": "tool-%05d-%s" % (i, "x" * 60), "category": "other"} for i in range(tools)]
+    return dict(POLICY, toolRegistry=POLICY["toolRegistry"] + extra)
+
+
+def start(binary, state, sock_path, doc=None):
     policy = os.path.join(state, "policy.json")
     with open(policy, "w") as f:
-        json.dump(POLICY, f)
+        json.dump(doc or POLICY, f)
     p = subprocess.Popen([binary, "serve", "--state", state, "--socket", sock_path, "--policy", policy,
                           "--sync", "normal"], stderr=subprocess.DEVNULL)
     for _ in range(200):
@@ -92,7 +99,8 @@ def pairs(sock_path, n=30):
 def run(binary, case, restart):
     with tempfile.TemporaryDirectory(prefix="lk-bloat-") as state:
         sock_path = os.path.join(state, "gov.sock")
-        p = start(binary, state, sock_path)
+        doc = big_policy() if case == "policy" else None
+        p = start(binary, state, sock_path, doc)
         out = {"fresh_ms": pairs(sock_path)}
         refused = 0
         if case == "actors":
@@ -105,6 +113,9 @@ def run(binary, case, restart):
                 call(sock_path, "Release", {"leaseId": grant["leaseId"], "actualCostCents": 1})
             out["sent_pairs"] = ACTORS
             out["sent_s"] = round(time.perf_counter() - t0, 2)
+            ids = []
+        elif case == "policy":
+            out["policy_bytes"] = len(json.dumps(doc))
             ids = []
         elif case == "1mib":
             ids = ["%02d" % i + "x" * ((1 << 20) - 2) for i in range(24)]
@@ -125,7 +136,7 @@ def run(binary, case, restart):
             out["denies_keys"] = len(json.loads(env["payloadJson"])["deniesByReason"])
         if restart:
             stop(p)
-            p = start(binary, state, sock_path)
+            p = start(binary, state, sock_path, doc)
             out["after_restart_ms"] = pairs(sock_path, AFTER_PAIRS)
         stop(p)
         out["state_bytes"] = sum(os.path.getsize(os.path.join(state, f)) for f in os.listdir(state)
@@ -136,7 +147,7 @@ def run(binary, case, restart):
 def main():
     binary = sys.argv[1]
     restart = "--restart" in sys.argv
-    cases = ("1mib", "255b", "actors")
+    cases = ("1mib", "255b", "actors", "policy")
     if "--cases" in sys.argv:
         cases = sys.argv[sys.argv.index("--cases") + 1].split(",")
     for case in cases:

@@ -348,8 +348,8 @@ impl Governor {
                 } else {
                     Engine::open_image(snapshot, policy, options, clock, ids, track)
                 }?;
-                if store.keeps_scopes_as_rows() {
-                    engine.keep_scopes_as_rows();
+                if store.keeps_meta_parts_as_rows() {
+                    engine.keep_meta_parts_as_rows();
                 }
                 Ok(engine)
             }

@@ -62,10 +62,13 @@ pub struct Engine {
     /// The peer uid the current command acts for (13.14); `None` in process.
     pub(crate) caller: Option<u32>,
     track_rows: bool,
-    /// The store keeps the scoped day counters as rows ([`Table::Scope`]), not in the meta row.
-    scopes_as_rows: bool,
+    /// The store keeps the scoped day counters ([`Table::Scope`]) and the policy contents
+    /// ([`Table::Policy`]) as rows, not in the meta row.
+    parts_as_rows: bool,
+    /// The policy content rows the store holds (by row key), when `parts_as_rows`.
+    policy_rows: BTreeSet<String>,
     /// Scoped counters that came from the meta row of a store that kept them there (converted
-    /// to rows once [`Engine::keep_scopes_as_rows`] is called).
+    /// to rows once [`Engine::keep_meta_parts_as_rows`] is called).
     scopes_in_meta: bool,
     dirty_scopes: BTreeSet<String>,
     dirty_leases: BTreeSet<String>,
@@ -136,6 +139,7 @@ impl Engine {
             .collect::<crate::Result<Vec<_>>>()?;
         let fresh = snapshot.is_none();
         let mut scopes_in_meta = false;
+        let mut policy_rows = BTreeSet::new();
         let mut st = match snapshot {
             None => {
                 let mut st = State::default();
@@ -158,6 +162,12 @@ impl Engine {
                     .map(|(_, id, _)| id.as_str())
                     .collect();
                 scopes_in_meta = st.meta.scoped.keys().any(|k| !rows.contains(k.as_str()));
+                policy_rows = s
+                    .rows
+                    .iter()
+                    .filter(|(t, _, _)| *t == Table::Policy)
+                    .map(|(_, id, _)| id.clone())
+                    .collect();
                 st
             }
         };
@@ -186,7 +196,8 @@ impl Engine {
             audit_ok: true,
             caller: None,
             track_rows,
-            scopes_as_rows: false,
+            parts_as_rows: false,
+            policy_rows,
             scopes_in_meta,
             dirty_scopes: BTreeSet::new(),
             dirty_leases: BTreeSet::new(),
@@ -220,26 +231,66 @@ impl Engine {
         Ok(e)
     }
 
-    /// Keeps the scoped day counters as rows of their own ([`Table::Scope`]) from now on, for a
-    /// store that does ([`crate::governor::store::Store::keeps_scopes_as_rows`]): each batch
-    /// writes the counters it changed, and the meta row leaves them out. Counters that came
-    /// from the meta row (a store written before) are all written as rows by the next batch,
-    /// with a meta row without them.
-    pub fn keep_scopes_as_rows(&mut self) {
-        if !self.track_rows || self.scopes_as_rows {
+    /// Keeps the scoped day counters ([`Table::Scope`]) and the policy contents
+    /// ([`Table::Policy`]) as rows of their own from now on, for a store that does
+    /// ([`crate::governor::store::Store::keeps_meta_parts_as_rows`]): each batch writes the
+    /// counters it changed and the contents of policies new to the history or the staging slot
+    /// (and deletes those that left), and the meta row leaves them out. Parts that came in the
+    /// meta row (a store written before) are written as rows by the next batch, with a meta row
+    /// without them.
+    pub fn keep_meta_parts_as_rows(&mut self) {
+        if !self.track_rows || self.parts_as_rows {
             return;
         }
-        self.scopes_as_rows = true;
+        self.parts_as_rows = true;
         if std::mem::take(&mut self.scopes_in_meta) {
             self.dirty_scopes
                 .extend(self.st.meta.scoped.keys().cloned());
             self.dirty_meta = true;
         }
+        let wanted = policy_row_keys(&self.st.meta.policy);
+        if wanted.len() != self.policy_rows.len()
+            || wanted.iter().any(|k| !self.policy_rows.contains(k))
+        {
+            self.dirty_meta = true;
+        }
+    }
+
+    /// The policy content rows to write and delete: one per policy of the history (by hash) and
+    /// one for the staged bundle (`staged:<hash>`), against those the store holds.
+    fn policy_changes(&mut self, b: &mut Batch) {
+        let policy = &self.st.meta.policy;
+        for r in &policy.history {
+            if !self.policy_rows.contains(&r.hash) {
+                b.rows
+                    .insert((Table::Policy, r.hash.clone()), Some(to_json(&r.content)));
+                self.policy_rows.insert(r.hash.clone());
+            }
+        }
+        if let Some(s) = &policy.staged {
+            let key = staged_row_key(&s.hash);
+            if !self.policy_rows.contains(&key) {
+                let body = to_json(&s.bundle.policy_content_json);
+                b.rows.insert((Table::Policy, key.clone()), Some(body));
+                self.policy_rows.insert(key);
+            }
+        }
+        let wanted = policy_row_keys(policy);
+        let gone: Vec<String> = self
+            .policy_rows
+            .iter()
+            .filter(|k| !wanted.contains(*k))
+            .cloned()
+            .collect();
+        for k in gone {
+            self.policy_rows.remove(&k);
+            b.rows.insert((Table::Policy, k), None);
+        }
     }
 
     /// Marks a scoped counter changed (or dropped).
     pub(crate) fn touch_scope(&mut self, key: &str) {
-        if self.scopes_as_rows {
+        if self.parts_as_rows {
             self.dirty_scopes.insert(key.to_string());
         }
         self.dirty_meta = true;
@@ -280,7 +331,7 @@ impl Engine {
             // Scoped budgets of past days are dropped (13.16 Bounded state): a counter of an
             // earlier day counts nothing today.
             // Recorded whenever rows are kept: a reopen rolls the day before the store's
-            // choice is known (`keep_scopes_as_rows`), and its rows must still be deleted.
+            // choice is known (`keep_meta_parts_as_rows`), and its rows must still be deleted.
             let track = self.track_rows;
             let dirty = &mut self.dirty_scopes;
             self.st.meta.scoped.retain(|k, c| {
@@ -335,16 +386,35 @@ impl Engine {
             b.rows.insert((Table::Rate, key), body);
         }
         for key in std::mem::take(&mut self.dirty_scopes) {
-            if self.scopes_as_rows {
+            if self.parts_as_rows {
                 let body = self.st.meta.scoped.get(&key).map(to_json);
                 b.rows.insert((Table::Scope, key), body);
             }
         }
         if std::mem::take(&mut self.dirty_meta) {
-            if self.scopes_as_rows {
-                // The counters are rows of their own: the meta row leaves them out.
+            if self.parts_as_rows {
+                self.policy_changes(&mut b);
+                // The counters and policy contents are rows of their own: the meta row
+                // leaves them out.
                 let scoped = std::mem::take(&mut self.st.meta.scoped);
+                let policy = &mut self.st.meta.policy;
+                let contents: Vec<serde_json::Value> = policy
+                    .history
+                    .iter_mut()
+                    .map(|r| std::mem::take(&mut r.content))
+                    .collect();
+                let staged = policy
+                    .staged
+                    .as_mut()
+                    .map(|s| std::mem::take(&mut s.bundle.policy_content_json));
                 b.meta = Some(to_json(&self.st.meta));
+                let policy = &mut self.st.meta.policy;
+                for (r, c) in policy.history.iter_mut().zip(contents) {
+                    r.content = c;
+                }
+                if let (Some(s), Some(c)) = (policy.staged.as_mut(), staged) {
+                    s.bundle.policy_content_json = c;
+                }
                 self.st.meta.scoped = scoped;
             } else {
                 b.meta = Some(to_json(&self.st.meta));
@@ -575,6 +645,20 @@ fn internal(msg: &str) -> Error {
     Error::new(ErrorCode::InternalError, msg)
 }
 
+/// The row key of a staged bundle's content.
+fn staged_row_key(hash: &str) -> String {
+    format!("staged:{hash}")
+}
+
+/// The policy content rows a policy state needs (history hashes, the staged bundle's key).
+fn policy_row_keys(p: &state::PolicyState) -> BTreeSet<String> {
+    p.history
+        .iter()
+        .map(|r| r.hash.clone())
+        .chain(p.staged.iter().map(|s| staged_row_key(&s.hash)))
+        .collect()
+}
+
 fn to_json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("state serializes")
 }
@@ -616,7 +700,30 @@ pub(crate) fn restore(s: &Snapshot) -> crate::Result<State> {
                     serde_json::from_str(body).map_err(|e| bad("scoped counter", e))?,
                 );
             }
+            Table::Policy => {}
         }
+    }
+    // Policy contents kept as rows: the meta row holds none (a meta row that holds them was
+    // written before they were rows, and keeps them).
+    let content = |key: &str| {
+        s.rows
+            .iter()
+            .find(|(t, id, _)| *t == Table::Policy && id == key)
+            .map(|(_, _, body)| body.as_str())
+            .ok_or_else(|| internal(&format!("stored policy content {key} is missing")))
+    };
+    for r in &mut st.meta.policy.history {
+        if r.content.is_null() {
+            r.content =
+                serde_json::from_str(content(&r.hash)?).map_err(|e| bad("policy content", e))?;
+        }
+    }
+    if let Some(staged) = &mut st.meta.policy.staged
+        && staged.bundle.policy_content_json.is_empty()
+    {
+        staged.bundle.policy_content_json =
+            serde_json::from_str(content(&staged_row_key(&staged.hash))?)
+                .map_err(|e| bad("staged policy content", e))?;
     }
     Ok(st)
 }

@@ -50,6 +50,10 @@ impl Engine {
                 Table::Idem => idem.push((id, parse("idem", body)?)),
                 Table::Rate => rate.push((id, parse("rate event", body)?)),
                 Table::Scope => scopes.push((id, parse("scoped counter", body)?)),
+                // A shared store keeps policy contents in the meta row.
+                Table::Policy => {
+                    return Err(internal("refresh refused: a policy content row"));
+                }
             }
         }
         let active = meta

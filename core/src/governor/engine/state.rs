@@ -1,6 +1,7 @@
 //! The governor's state: plain data, serializable, restored whole after a restart.
 //! Rows are leases, approvals, idempotency records, rate-window events and, in a store that
-//! keeps them so, the scoped day counters (one row each); everything else is the `meta` row.
+//! keeps them so, the scoped day counters and the policy contents (one row each); everything
+//! else is the `meta` row.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -271,7 +272,8 @@ pub struct MetricsState {
 pub struct PolicyRec {
     /// Version.
     pub version: String,
-    /// Content as submitted (with the bundle's version).
+    /// Content as submitted (with the bundle's version). A store that keeps policy contents as
+    /// rows (`Store::keeps_meta_parts_as_rows`) stores it in its own row, `null` in the meta row.
     pub content: Value,
     /// Hash.
     pub hash: String,
@@ -280,7 +282,8 @@ pub struct PolicyRec {
 /// A staged bundle.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StagedRec {
-    /// The bundle as sent.
+    /// The bundle as sent (in a store that keeps policy contents as rows, its
+    /// `policyContentJson` is in the row `staged:<hash>`, empty in the meta row).
     pub bundle: crate::governor::wire::PolicyBundle,
     /// Hash of its content.
     pub hash: String,
@@ -314,7 +317,7 @@ pub struct Meta {
     /// Pools.
     pub pools: Pools,
     /// Scoped budgets (`org:<id>`, `ws:<id>`, `actor:<id>`); rows of their own in a store that
-    /// keeps them so (`Store::keeps_scopes_as_rows`), left out of its meta row.
+    /// keeps them so (`Store::keeps_meta_parts_as_rows`), left out of its meta row.
     pub scoped: BTreeMap<String, DayCounter>,
     /// Per-actor in-flight.
     pub actor_in_flight: BTreeMap<String, u64>,

@@ -333,8 +333,8 @@ impl Store for FaultyStore {
         self.inner.wants_rows()
     }
 
-    fn keeps_scopes_as_rows(&self) -> bool {
-        self.inner.keeps_scopes_as_rows()
+    fn keeps_meta_parts_as_rows(&self) -> bool {
+        self.inner.keeps_meta_parts_as_rows()
     }
 
     fn load(&self) -> crate::Result<Option<Snapshot>> {

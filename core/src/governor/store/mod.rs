@@ -80,8 +80,11 @@ pub enum Table {
     /// Rate-window events.
     Rate,
     /// Scoped daily budget counters (`org:<id>`, `ws:<id>`, `actor:<id>`), in a store that keeps
-    /// them as rows of their own ([`Store::keeps_scopes_as_rows`]).
+    /// them as rows of their own ([`Store::keeps_meta_parts_as_rows`]).
     Scope,
+    /// Policy contents, in a store that keeps them as rows of their own: the content of each
+    /// policy in the history by its hash, and the staged bundle's by `staged:<hash>`.
+    Policy,
 }
 
 /// The changes of one or more commands, committed together.
@@ -176,10 +179,11 @@ impl<S: Store + ?Sized> AuditSnapshot for ReadAuditPages<'_, S> {
 pub trait Store: Send + Sync {
     /// False for a store that keeps no rows (memory): the engine then skips serializing them.
     fn wants_rows(&self) -> bool;
-    /// True for a store that keeps the scoped daily budget counters as rows of their own
-    /// ([`Table::Scope`]): a command then writes the counters it changed, not every counter of
-    /// the day with the meta row. False (the default): they are part of the meta row.
-    fn keeps_scopes_as_rows(&self) -> bool {
+    /// True for a store that keeps the scoped daily budget counters ([`Table::Scope`]) and the
+    /// policy contents ([`Table::Policy`]) as rows of their own: a command then writes the
+    /// counters it changed, and a policy's content is written once, not with every meta row.
+    /// False (the default): they are part of the meta row.
+    fn keeps_meta_parts_as_rows(&self) -> bool {
         false
     }
     /// The stored state, or `None` for a fresh store.

@@ -734,11 +734,11 @@ impl PostgresStore {
                     r_key.push(id.as_str());
                     r_body.push(body.as_deref());
                 }
-                // A fleet shares its scoped counters in the meta row (the store does not
-                // keep them as rows): a batch never holds one.
-                Table::Scope => {
+                // A fleet shares its scoped counters and policy contents in the meta row (the
+                // store does not keep them as rows): a batch never holds one.
+                Table::Scope | Table::Policy => {
                     return Err(internal(
-                        "a scoped counter row for a PostgreSQL store, which keeps them in the meta row",
+                        "a meta part row for a PostgreSQL store, which keeps them in the meta row",
                     ));
                 }
             }

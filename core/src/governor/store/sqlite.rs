@@ -47,8 +47,9 @@ fn data_version(conn: &Connection) -> crate::Result<i64> {
 /// The format of the store file this leasekit writes (`PRAGMA user_version`). A file of a
 /// newer format is refused (an older leasekit could misread it); a file of format 0 (written
 /// before the version was recorded: the same tables) is stamped with this one.
-/// Format 2 keeps the scoped daily budget counters in a table of their own (`scopes`); a
-/// format-1 file (counters inside the meta row) is converted by its first open.
+/// Format 2 keeps the scoped daily budget counters (`scopes`) and the policy contents
+/// (`policies`) in tables of their own; a format-1 file (both inside the meta row) is converted
+/// by its first open.
 pub const SQLITE_FORMAT: i64 = 2;
 
 /// Refuses a file whose recorded format is newer than [`SQLITE_FORMAT`]
@@ -79,6 +80,7 @@ CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS idem (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rate (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS scopes (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS policies (id TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS audit (line INTEGER PRIMARY KEY, body TEXT NOT NULL);
 ";
 
@@ -134,6 +136,7 @@ impl SqliteStore {
             Table::Idem => "idem",
             Table::Rate => "rate",
             Table::Scope => "scopes",
+            Table::Policy => "policies",
         }
     }
 
@@ -156,6 +159,9 @@ impl SqliteStore {
             Table::Scope => {
                 "INSERT INTO scopes (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
             }
+            Table::Policy => {
+                "INSERT INTO policies (id, body) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
+            }
         }
     }
 
@@ -167,6 +173,7 @@ impl SqliteStore {
             Table::Idem => "DELETE FROM idem WHERE id = ?1",
             Table::Rate => "DELETE FROM rate WHERE id = ?1",
             Table::Scope => "DELETE FROM scopes WHERE id = ?1",
+            Table::Policy => "DELETE FROM policies WHERE id = ?1",
         }
     }
 }
@@ -176,7 +183,7 @@ impl Store for SqliteStore {
         true
     }
 
-    fn keeps_scopes_as_rows(&self) -> bool {
+    fn keeps_meta_parts_as_rows(&self) -> bool {
         true
     }
 
@@ -194,6 +201,7 @@ impl Store for SqliteStore {
             Table::Idem,
             Table::Rate,
             Table::Scope,
+            Table::Policy,
         ] {
             let mut st = conn
                 .prepare(&format!(

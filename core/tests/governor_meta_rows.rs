@@ -1,10 +1,11 @@
-//! Scoped daily budget counters as rows of their own in a SQLite store (SEMANTICS 13.16: a
-//! command's cost does not grow with the number of past commands): a batch writes the
-//! counters it changed, the meta row that every batch rewrites leaves them out, so it does not
-//! grow with the number of distinct org, workspace and actor ids of the day. The counters
-//! survive a restart and keep the quotas; a store written with the counters in its meta row is
-//! converted by its first open; the day roll deletes the rows of past days, on a running
-//! governor and on a reopen.
+//! Parts of the governor's state as rows of their own in a SQLite store, out of the meta row
+//! that every batch rewrites (SEMANTICS 13.16: a command's cost does not grow with the number
+//! of past commands). Scoped daily budget counters: a batch writes the counters it changed, so
+//! the meta row does not grow with the org, workspace and actor ids of the day; they survive a
+//! restart and keep the quotas; the day roll deletes past days' rows, on a running governor
+//! and on a reopen. Policy contents: written once per policy (and staged bundle), not with
+//! every batch; activations, rollbacks, trims and restarts keep exactly the contents the
+//! history needs. A store written with both in its meta row is converted by its first open.
 
 mod scratch;
 
@@ -236,4 +237,163 @@ fn the_day_roll_deletes_the_counters_of_past_days() {
         "the reopen left past days' counter rows"
     );
     assert!(spend(&gov, "day2", 10));
+}
+
+/// A policy whose tool registry makes its content ~`tools` x 90 bytes.
+fn big_policy(version: &str, tools: usize, max_in_flight: u64) -> Value {
+    let registry: Vec<Value> = (0..tools)
+        .map(|i| json!({"toolId": format!("tool-{i:05}-{}", "x".repeat(60)), "category": "other"}))
+        .collect();
+    json!({"policyVersion": version, "maxInFlight": max_in_flight, "toolRegistry": registry})
+}
+
+fn open_with(path: &std::path::Path, policy: Value) -> Governor {
+    let store = Arc::new(SqliteStore::open_with(path, Synchronous::Normal).unwrap());
+    Governor::new(
+        Policy::from_value(policy).unwrap(),
+        GovernorOptions::default(),
+        store,
+        clock_at(NOON_MS),
+        IdSource::Random,
+    )
+    .expect("open governor")
+}
+
+fn stage(gov: &Governor, policy: &Value) {
+    let v = policy["policyVersion"].as_str().unwrap();
+    let r = call(
+        gov,
+        "StagePolicyBundle",
+        json!({"version": v, "createdAtUtc": "2026-11-30T00:00:00Z", "author": "t",
+               "policyContentJson": policy.to_string(), "signatureBase64": ""}),
+    );
+    assert_eq!(r["accepted"], true, "{r}");
+}
+
+fn activate(gov: &Governor, version: &str) {
+    let r = call(gov, "ActivatePolicy", json!({"version": version}));
+    assert_eq!(r["activated"], true, "{r}");
+}
+
+/// (length of the stored meta row, the policy content row keys).
+fn stored_policies(path: &std::path::Path) -> (usize, Vec<String>) {
+    let conn = Connection::open(path).unwrap();
+    let meta: String = conn
+        .query_row("SELECT body FROM meta WHERE id = 1", [], |r| r.get(0))
+        .unwrap();
+    let mut st = conn.prepare("SELECT id FROM policies ORDER BY id").unwrap();
+    let keys = st
+        .query_map([], |r| r.get::<_, String>(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    (meta.len(), keys)
+}
+
+/// How many acquires in a row are granted (up to 10; each lease stays live).
+fn granted_in_a_row(gov: &Governor) -> usize {
+    (0..10)
+        .take_while(|_| {
+            call(gov, "Acquire", json!({"actorId": "p", "workspaceId": "w"}))["granted"] == true
+        })
+        .count()
+}
+
+#[test]
+fn a_policy_content_is_written_once_not_with_every_batch() {
+    let path = temp_db();
+    let policy = big_policy("big", 2000, 100);
+    let size = policy.to_string().len();
+    assert!(size > 150_000, "{size}");
+    let gov = open_with(&path, policy);
+    for n in 0..20 {
+        assert!(spend(&gov, &format!("a{n}"), 0));
+    }
+    let (meta, keys) = stored_policies(&path);
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    assert!(
+        meta < 8_192,
+        "the meta row holds {meta} bytes with a policy of {size}"
+    );
+}
+
+#[test]
+fn activations_rollbacks_trims_and_restarts_keep_the_contents_the_history_needs() {
+    let path = temp_db();
+    let gov = open_with(&path, big_policy("v00", 100, 1));
+    stage(&gov, &big_policy("v01", 100, 2));
+    let (_, keys) = stored_policies(&path);
+    assert_eq!(
+        keys.len(),
+        2,
+        "the first policy and the staged bundle: {keys:?}"
+    );
+    assert!(keys.iter().any(|k| k.starts_with("staged:")), "{keys:?}");
+    activate(&gov, "v01");
+    let (_, keys) = stored_policies(&path);
+    assert_eq!(keys.len(), 2, "two policies, no staged bundle: {keys:?}");
+    assert!(!keys.iter().any(|k| k.starts_with("staged:")), "{keys:?}");
+    drop(gov);
+    // After a restart the older content is read back: rolling back to it works.
+    let gov = open_with(&path, big_policy("ignored", 1, 50));
+    assert_eq!(granted_in_a_row(&gov), 2, "v01 (maxInFlight 2) is active");
+    let r = call(&gov, "RollbackPolicy", json!({"version": "v00"}));
+    assert_eq!(r["activated"], true, "{r}");
+    drop(gov);
+    let gov = open_with(&path, big_policy("ignored", 1, 50));
+    // v00 allows one lease in flight, and two are live already.
+    assert_eq!(granted_in_a_row(&gov), 0, "v00 (maxInFlight 1) is active");
+    // More activations than the history keeps: the dropped policies' rows go with them.
+    for i in 2..30u64 {
+        let v = format!("v{i:02}");
+        stage(&gov, &big_policy(&v, 10, 100 + i));
+        activate(&gov, &v);
+    }
+    let (_, keys) = stored_policies(&path);
+    assert_eq!(keys.len(), leasekit::governor::engine::POLICY_HISTORY_MAX);
+    drop(gov);
+    let gov = open_with(&path, big_policy("ignored", 1, 50));
+    let r = call(&gov, "RollbackPolicy", json!({"version": "v20"}));
+    assert_eq!(r["activated"], true, "{r}");
+}
+
+#[test]
+fn a_store_with_policy_contents_in_its_meta_row_is_converted_by_its_first_open() {
+    let path = temp_db();
+    drop(open_with(&path, big_policy("v00", 100, 1)));
+    // As the format before kept it: the contents inside the meta row, no content rows.
+    {
+        let conn = Connection::open(&path).unwrap();
+        let meta: String = conn
+            .query_row("SELECT body FROM meta WHERE id = 1", [], |r| r.get(0))
+            .unwrap();
+        let mut meta: Value = serde_json::from_str(&meta).unwrap();
+        let mut st = conn.prepare("SELECT id, body FROM policies").unwrap();
+        let rows: Vec<(String, String)> = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        for rec in meta["policy"]["history"].as_array_mut().unwrap() {
+            let (_, body) = rows
+                .iter()
+                .find(|(id, _)| id == rec["hash"].as_str().unwrap())
+                .unwrap();
+            rec["content"] = serde_json::from_str(body).unwrap();
+        }
+        conn.execute("DELETE FROM policies", []).unwrap();
+        conn.execute(
+            "UPDATE meta SET body = ?1 WHERE id = 1",
+            [serde_json::to_string(&meta).unwrap()],
+        )
+        .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+    }
+    let (legacy_meta, keys) = stored_policies(&path);
+    assert!(keys.is_empty());
+    let gov = open_with(&path, big_policy("ignored", 1, 50));
+    let (meta, keys) = stored_policies(&path);
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    assert!(meta + 5_000 < legacy_meta, "{meta} against {legacy_meta}");
+    assert_eq!(granted_in_a_row(&gov), 1, "v00 (maxInFlight 1) is active");
 }
