@@ -670,6 +670,7 @@ pub(crate) fn restore(s: &Snapshot) -> crate::Result<State> {
         meta: serde_json::from_str(&s.meta).map_err(|e| bad("meta", e))?,
         ..State::default()
     };
+    let mut contents: std::collections::BTreeMap<&str, &str> = Default::default();
     for (t, id, body) in &s.rows {
         match t {
             Table::Lease => {
@@ -700,16 +701,17 @@ pub(crate) fn restore(s: &Snapshot) -> crate::Result<State> {
                     serde_json::from_str(body).map_err(|e| bad("scoped counter", e))?,
                 );
             }
-            Table::Policy => {}
+            Table::Policy => {
+                contents.insert(id.as_str(), body.as_str());
+            }
         }
     }
     // Policy contents kept as rows: the meta row holds none (a meta row that holds them was
     // written before they were rows, and keeps them).
     let content = |key: &str| {
-        s.rows
-            .iter()
-            .find(|(t, id, _)| *t == Table::Policy && id == key)
-            .map(|(_, _, body)| body.as_str())
+        contents
+            .get(key)
+            .copied()
             .ok_or_else(|| internal(&format!("stored policy content {key} is missing")))
     };
     for r in &mut st.meta.policy.history {
