@@ -86,12 +86,42 @@ fn spend(gov: &Governor, actor: &str, cents: u64) -> bool {
     true
 }
 
+/// The stored meta row.
+fn meta_body(conn: &Connection) -> String {
+    conn.query_row("SELECT body FROM meta WHERE id = 1", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// Rewrites the file as format 1 kept it: `put` moves the rows of `table` (id, body) into the
+/// meta row; then the rows are deleted and the format set to 1.
+fn rewrite_as_format_1(
+    path: &std::path::Path,
+    table: &str,
+    put: impl FnOnce(&mut Value, Vec<(String, String)>),
+) {
+    let conn = Connection::open(path).unwrap();
+    let mut meta: Value = serde_json::from_str(&meta_body(&conn)).unwrap();
+    let rows: Vec<(String, String)> = conn
+        .prepare(&format!("SELECT id, body FROM {table}"))
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    put(&mut meta, rows);
+    conn.execute(&format!("DELETE FROM {table}"), []).unwrap();
+    conn.execute(
+        "UPDATE meta SET body = ?1 WHERE id = 1",
+        [serde_json::to_string(&meta).unwrap()],
+    )
+    .unwrap();
+    conn.pragma_update(None, "user_version", 1).unwrap();
+}
+
 /// (length of the stored meta row, its scoped counters, the counter rows by id).
 fn stored(path: &std::path::Path) -> (usize, usize, Vec<(String, Value)>) {
     let conn = Connection::open(path).unwrap();
-    let meta: String = conn
-        .query_row("SELECT body FROM meta WHERE id = 1", [], |r| r.get(0))
-        .unwrap();
+    let meta = meta_body(&conn);
     let in_meta = serde_json::from_str::<Value>(&meta).unwrap()["scoped"]
         .as_object()
         .map_or(0, |m| m.len());
@@ -171,32 +201,14 @@ fn a_store_with_the_counters_in_its_meta_row_is_converted_by_its_first_open() {
     }
     // Rewrite the file as the format before kept it: the counters inside the meta row, no
     // counter rows, format 1.
-    {
-        let conn = Connection::open(&path).unwrap();
-        let meta: String = conn
-            .query_row("SELECT body FROM meta WHERE id = 1", [], |r| r.get(0))
-            .unwrap();
-        let mut meta: Value = serde_json::from_str(&meta).unwrap();
-        let mut scoped = serde_json::Map::new();
-        let mut st = conn.prepare("SELECT id, body FROM scopes").unwrap();
-        let rows: Vec<(String, String)> = st
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+    rewrite_as_format_1(&path, "scopes", |meta, rows| {
         assert_eq!(rows.len(), 3);
-        for (id, body) in rows {
-            scoped.insert(id, serde_json::from_str(&body).unwrap());
-        }
+        let scoped = rows
+            .into_iter()
+            .map(|(id, body)| (id, serde_json::from_str(&body).unwrap()))
+            .collect();
         meta["scoped"] = Value::Object(scoped);
-        conn.execute("DELETE FROM scopes", []).unwrap();
-        conn.execute(
-            "UPDATE meta SET body = ?1 WHERE id = 1",
-            [serde_json::to_string(&meta).unwrap()],
-        )
-        .unwrap();
-        conn.pragma_update(None, "user_version", 1).unwrap();
-    }
+    });
     let gov = open(&path, clock);
     let (_, in_meta, rows) = stored(&path);
     assert_eq!(in_meta, 0, "the meta row still holds the counters");
@@ -278,9 +290,7 @@ fn activate(gov: &Governor, version: &str) {
 /// (length of the stored meta row, the policy content row keys).
 fn stored_policies(path: &std::path::Path) -> (usize, Vec<String>) {
     let conn = Connection::open(path).unwrap();
-    let meta: String = conn
-        .query_row("SELECT body FROM meta WHERE id = 1", [], |r| r.get(0))
-        .unwrap();
+    let meta = meta_body(&conn);
     let mut st = conn.prepare("SELECT id FROM policies ORDER BY id").unwrap();
     let keys = st
         .query_map([], |r| r.get::<_, String>(0))
@@ -362,18 +372,7 @@ fn a_store_with_policy_contents_in_its_meta_row_is_converted_by_its_first_open()
     let path = temp_db();
     drop(open_with(&path, big_policy("v00", 100, 1)));
     // As the format before kept it: the contents inside the meta row, no content rows.
-    {
-        let conn = Connection::open(&path).unwrap();
-        let meta: String = conn
-            .query_row("SELECT body FROM meta WHERE id = 1", [], |r| r.get(0))
-            .unwrap();
-        let mut meta: Value = serde_json::from_str(&meta).unwrap();
-        let mut st = conn.prepare("SELECT id, body FROM policies").unwrap();
-        let rows: Vec<(String, String)> = st
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+    rewrite_as_format_1(&path, "policies", |meta, rows| {
         for rec in meta["policy"]["history"].as_array_mut().unwrap() {
             let (_, body) = rows
                 .iter()
@@ -381,14 +380,7 @@ fn a_store_with_policy_contents_in_its_meta_row_is_converted_by_its_first_open()
                 .unwrap();
             rec["content"] = serde_json::from_str(body).unwrap();
         }
-        conn.execute("DELETE FROM policies", []).unwrap();
-        conn.execute(
-            "UPDATE meta SET body = ?1 WHERE id = 1",
-            [serde_json::to_string(&meta).unwrap()],
-        )
-        .unwrap();
-        conn.pragma_update(None, "user_version", 1).unwrap();
-    }
+    });
     let (legacy_meta, keys) = stored_policies(&path);
     assert!(keys.is_empty());
     let gov = open_with(&path, big_policy("ignored", 1, 50));
