@@ -503,7 +503,8 @@ impl Governor {
         }
         // A caller that may block is counted while under way: nonblocking callers then leave
         // the engine to it (`handle_as_nonblocking`).
-        let _blocking = (!self.nonblocking_caller()).then(|| BlockingCall::enter(s));
+        let nonblocking = self.nonblocking_caller();
+        let _blocking = (!nonblocking).then(|| BlockingCall::enter(s));
         // Counted from before the engine lock until the answer: a gathering leader waits for
         // the commands it knows are on their way (durable stores only). A deferred command
         // leaves the count once queued: its caller is away until the commit.
@@ -548,7 +549,7 @@ impl Governor {
         // Durable store: the changes stay in the engine until a leader takes them for the next
         // transaction (rows are serialized once per batch, not once per command).
         let mut defer = self.defers();
-        let may_lead = !self.nonblocking_caller();
+        let may_lead = !nonblocking;
         let (seq, spawn, lead_now) = {
             let mut c = lock(&s.commit);
             if let Some(why) = &c.broken {

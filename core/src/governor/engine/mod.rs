@@ -248,10 +248,15 @@ impl Engine {
                 .extend(self.st.meta.scoped.keys().cloned());
             self.dirty_meta = true;
         }
-        let wanted = policy_row_keys(&self.st.meta.policy);
-        if wanted.len() != self.policy_rows.len()
-            || wanted.iter().any(|k| !self.policy_rows.contains(k))
-        {
+        // Contents the meta row brought (or rows no policy needs): the next batch reconciles.
+        let policy = &self.st.meta.policy;
+        let rows = &self.policy_rows;
+        let missing = policy.history.iter().any(|r| !rows.contains(&r.hash))
+            || policy
+                .staged
+                .as_ref()
+                .is_some_and(|s| !rows.contains(&staged_row_key(&s.hash)));
+        if missing || rows.iter().any(|k| !needs_policy_row(policy, k)) {
             self.dirty_meta = true;
         }
     }
@@ -275,11 +280,10 @@ impl Engine {
                 self.policy_rows.insert(key);
             }
         }
-        let wanted = policy_row_keys(policy);
         let gone: Vec<String> = self
             .policy_rows
             .iter()
-            .filter(|k| !wanted.contains(*k))
+            .filter(|k| !needs_policy_row(policy, k))
             .cloned()
             .collect();
         for k in gone {
@@ -650,13 +654,13 @@ fn staged_row_key(hash: &str) -> String {
     format!("staged:{hash}")
 }
 
-/// The policy content rows a policy state needs (history hashes, the staged bundle's key).
-fn policy_row_keys(p: &state::PolicyState) -> BTreeSet<String> {
-    p.history
-        .iter()
-        .map(|r| r.hash.clone())
-        .chain(p.staged.iter().map(|s| staged_row_key(&s.hash)))
-        .collect()
+/// True when a policy state needs content row `key` (a history hash, or the staged bundle's
+/// `staged:<hash>`).
+fn needs_policy_row(p: &state::PolicyState, key: &str) -> bool {
+    match key.strip_prefix("staged:") {
+        Some(hash) => p.staged.as_ref().is_some_and(|s| s.hash == hash),
+        None => p.history.iter().any(|r| r.hash == key),
+    }
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> String {
